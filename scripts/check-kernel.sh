@@ -1,0 +1,29 @@
+#!/bin/sh
+# Stop a build, with one sentence, against a kernel that already has
+# user_events or that lacks what the module needs.
+# Usage: check-kernel.sh KDIR
+kdir=$1
+conf=$kdir/include/config/auto.conf
+[ -f "$conf" ] || conf=$kdir/.config
+if [ ! -f "$conf" ]; then
+	echo "user-events-dkms: no kernel configuration under $kdir (set KDIR to a kernel build or headers directory)." >&2
+	exit 1
+fi
+if grep -q '^CONFIG_USER_EVENTS=y' "$conf"; then
+	echo "user-events-dkms: this kernel has CONFIG_USER_EVENTS=y and already provides user_events; the module is not needed." >&2
+	exit 1
+fi
+need() {
+	grep -q "^$1=y" "$conf" && return 0
+	echo "user-events-dkms: this kernel lacks $1 ($2), which the module needs." >&2
+	exit 1
+}
+need CONFIG_TRACING "the tracing core"
+need CONFIG_EVENT_TRACING "trace events"
+need CONFIG_DYNAMIC_EVENTS "dynamic_events"
+need CONFIG_KPROBES "used to find unexported kernel symbols"
+need CONFIG_KALLSYMS_ALL "symbols of kernel data"
+need CONFIG_PERF_EVENTS "perf events"
+need CONFIG_MODULE_UNLOAD "module unloading"
+need CONFIG_HAVE_STATIC_CALL "direct calls to unexported kernel functions"
+exit 0

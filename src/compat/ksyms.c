@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resolution of unexported kernel symbols, without calling anything that is
+ * not exported.
+ *
+ * register_kprobe() looks a symbol up by name and stores its address in the
+ * kprobe before it checks that the address may be probed. A data symbol then
+ * fails that check, but the address is known; a function is registered
+ * disabled (never armed) and unregistered at once. On IBT kernels the
+ * address of a function is moved past its ENDBR, so sprint_symbol() names
+ * the address back, which both confirms the name and gives the offset to the
+ * symbol's start.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/string.h>
+
+#include "ksyms.h"
+
+struct vfsmount **ue_ksym_tracefs_mount;
+
+DEFINE_STATIC_CALL_NULL(ue_tracefs_create_file, tracefs_create_file);
+DEFINE_STATIC_CALL_NULL(ue_tracefs_remove, tracefs_remove);
+
+/* Address of the start of @name, or 0 if the kernel has no such symbol. */
+static unsigned long ue_ksym_addr(const char *name)
+{
+	struct kprobe kp = {
+		.symbol_name = name,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	char found[KSYM_SYMBOL_LEN];
+	size_t len = strlen(name);
+	unsigned long addr, off;
+
+	if (!register_kprobe(&kp))
+		unregister_kprobe(&kp);
+	addr = (unsigned long)kp.addr;
+	if (!addr)
+		return 0;
+
+	/* "name+0xOFF/0xSIZE": anything else is not the symbol we asked for. */
+	sprint_symbol(found, addr);
+	if (strncmp(found, name, len) || found[len] != '+' ||
+	    sscanf(found + len, "+%lx/", &off) != 1)
+		return 0;
+	return addr - off;
+}
+
+static int ue_ksym_missing(const char *name)
+{
+	pr_err("cannot load: kernel symbol %s not found\n", name);
+	return -ENOENT;
+}
+
+#define UE_KSYM_DATA(ptr, sym) ({					\
+	unsigned long __a = ue_ksym_addr(#sym);				\
+	if (__a)							\
+		(ptr) = (typeof(ptr))__a;				\
+	__a ? 0 : ue_ksym_missing(#sym);				\
+})
+
+#define UE_KSYM_FUNC(call, sym) ({					\
+	unsigned long __a = ue_ksym_addr(#sym);				\
+	if (__a)							\
+		static_call_update(call, (typeof(&sym))__a);		\
+	__a ? 0 : ue_ksym_missing(#sym);				\
+})
+
+int ue_ksyms_resolve(void)
+{
+	int ret = 0;
+
+	/* Every lookup runs, so that one load names everything missing. */
+	ret |= UE_KSYM_DATA(ue_ksym_tracefs_mount, tracefs_mount);
+	ret |= UE_KSYM_FUNC(ue_tracefs_create_file, tracefs_create_file);
+	ret |= UE_KSYM_FUNC(ue_tracefs_remove, tracefs_remove);
+
+	return ret ? -ENOENT : 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel things user_events needs that modules are not given: resolved once
+ * at load by ue_ksyms_resolve(), which names everything it cannot find.
+ *
+ * Data symbols are used through their address only. Functions are never
+ * called through a pointer: Debian 6.12 has CONFIG_X86_KERNEL_IBT and seals
+ * the ENDBR of unexported functions, so an indirect call to one is a #CP
+ * oops. Each function is reached through a module-local static call instead,
+ * which static_call_update() turns into a direct branch to it.
+ */
+#ifndef UE_COMPAT_KSYMS_H
+#define UE_COMPAT_KSYMS_H
+
+#include <linux/static_call.h>
+#include <linux/tracefs.h>
+
+struct vfsmount;
+
+/* fs/tracefs/inode.c: the kernel's internal mount of tracefs. */
+extern struct vfsmount **ue_ksym_tracefs_mount;
+
+DECLARE_STATIC_CALL(ue_tracefs_create_file, tracefs_create_file);
+DECLARE_STATIC_CALL(ue_tracefs_remove, tracefs_remove);
+
+int ue_ksyms_resolve(void);
+
+#endif /* UE_COMPAT_KSYMS_H */

@@ -1,0 +1,72 @@
+# Module lifecycle (issue 2): load line, files and modes, modinfo, double
+# load, refusal when user_events_data already exists, rmmod while a file is
+# open, clean unload, reload.
+SUITE=module
+. /tests/lib.sh
+KO=/modules/user_events.ko
+TWIN=/modules/user_events_twin.ko
+VER=$(cat /modules/VERSION)
+REL=$(uname -r)
+T=/sys/kernel/tracing
+D=/sys/kernel/debug/tracing
+
+ue_nok not_loaded_at_start test -e /sys/module/user_events
+ue_nok no_data_file_at_start test -e $T/user_events_data
+
+ue_ok insmod insmod $KO
+ue_eq load_line "$(ue_count_dmesg_text "] user_events: user-events-dkms $VER loaded on Linux $REL")" 1
+ue_ok sysfs_module test -d /sys/module/user_events
+for f in user_events_data user_events_status; do
+	ue_ok "tracing.$f.exists" test -f $T/$f
+	ue_ok "debug_tracing.$f.exists" test -f $D/$f
+	ue_eq "$f.owner" "$(stat -c %u:%g $T/$f)" 0:0
+done
+ue_eq user_events_data.mode "$(stat -c %a $T/user_events_data)" 640
+ue_eq user_events_status.mode "$(stat -c %a $T/user_events_status)" 440
+ue_eq debug_tracing.user_events_data.mode "$(stat -c %a $D/user_events_data)" 640
+ue_eq debug_tracing.user_events_status.mode "$(stat -c %a $D/user_events_status)" 440
+
+ue_eq modinfo.license "$(modinfo -F license $KO)" GPL
+ue_eq modinfo.version "$(modinfo -F version $KO)" "$VER"
+ue_ok modinfo.description test -n "$(modinfo -F description $KO)"
+ue_ok modinfo.author test -n "$(modinfo -F author $KO)"
+ue_eq sysfs.version "$(cat /sys/module/user_events/version)" "$VER"
+
+# The same module again: the module loader refuses it; nothing changes.
+ue_eq insmod_twice_eexist "$(/tests/bin/ue_modctl load $KO)" EEXIST
+ue_ok still_loaded test -f $T/user_events_data
+ue_eq load_line_once "$(ue_count_dmesg 'user_events: user-events-dkms .* loaded')" 1
+
+# A second copy under another name: our init finds user_events_data in
+# tracefs and refuses with EEXIST and one kernel log line.
+ue_eq twin_eexist "$(/tests/bin/ue_modctl load $TWIN)" EEXIST
+ue_eq twin_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_twin: cannot load: user_events_data already exists in tracefs')" 1
+ue_eq twin_dmesg_one_line "$(ue_count_dmesg 'user_events_twin:')" 1
+ue_nok twin_not_loaded test -e /sys/module/user_events_twin
+ue_ok files_kept_after_twin test -f $T/user_events_status
+
+# An open file pins the module.
+for f in user_events_data user_events_status; do
+	exec 3<$T/$f
+	ue_eq "$f.open_refcnt" "$(cat /sys/module/user_events/refcnt)" 1
+	ue_eq "$f.rmmod_while_open" "$(/tests/bin/ue_modctl unload user_events)" EAGAIN
+	ue_ok "$f.kept_while_open" test -f $T/$f
+	exec 3<&-
+done
+ue_eq refcnt_after_close "$(cat /sys/module/user_events/refcnt)" 0
+
+ue_ok rmmod rmmod user_events
+ue_nok sysfs_gone test -e /sys/module/user_events
+for f in user_events_data user_events_status; do
+	ue_nok "tracing.$f.gone" test -e $T/$f
+	ue_nok "debug_tracing.$f.gone" test -e $D/$f
+done
+ue_eq tracefs_root_clean "$(ls $T | grep -c user_events)" 0
+ue_eq unload_line "$(ue_count_dmesg 'user_events: unloaded$')" 1
+
+# Reload, and unload again.
+ue_ok reload insmod $KO
+ue_ok reload.files test -f $T/user_events_data -a -f $T/user_events_status
+ue_eq reload.load_lines "$(ue_count_dmesg 'user_events: user-events-dkms .* loaded')" 2
+ue_ok reload.rmmod rmmod user_events
+ue_nok reload.gone test -e $T/user_events_data

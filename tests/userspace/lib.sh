@@ -1,0 +1,32 @@
+# Assertions for the shell suites run inside the test VM.
+# Each suite sets SUITE and sources this file; every check prints one line
+# "UE-RESULT <suite> pass|fail <case> [detail]" that the host counts.
+
+ue_pass() { echo "UE-RESULT $SUITE pass $1"; }
+ue_fail() { echo "UE-RESULT $SUITE fail $1 $2"; }
+
+# ue_ok CASE COMMAND...: COMMAND must succeed.
+ue_ok() {
+	_c=$1; shift
+	if "$@" >/tmp/ue.out 2>&1; then ue_pass "$_c"
+	else ue_fail "$_c" "command failed: $* ($(head -c 200 /tmp/ue.out))"; fi
+}
+
+# ue_nok CASE COMMAND...: COMMAND must fail.
+ue_nok() {
+	_c=$1; shift
+	if "$@" >/tmp/ue.out 2>&1; then ue_fail "$_c" "command succeeded: $*"
+	else ue_pass "$_c"; fi
+}
+
+# ue_eq CASE GOT WANT
+ue_eq() {
+	if [ "$2" = "$3" ]; then ue_pass "$1"
+	else ue_fail "$1" "got '$2', want '$3'"; fi
+}
+
+# ue_count_dmesg PATTERN: number of kernel log lines matching PATTERN (ERE).
+ue_count_dmesg() { dmesg | grep -cE "$1"; }
+
+# ue_count_dmesg_text TEXT: number of kernel log lines containing TEXT.
+ue_count_dmesg_text() { dmesg | grep -cF "$1"; }

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One module syscall, for tests that assert exact errnos (busybox insmod
+ * retries a failed finit_module with init_module, running init twice).
+ *
+ *   ue_modctl load FILE.ko    finit_module(FILE, "", 0)
+ *   ue_modctl unload NAME     delete_module(NAME, O_NONBLOCK)
+ *
+ * Prints the errno name (or "OK") and exits with the errno (0 on success).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int report(long ret)
+{
+	int err = ret ? errno : 0;
+
+	printf("%s\n", err ? strerrorname_np(err) : "OK");
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	int fd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s load FILE.ko | unload NAME\n", argv[0]);
+		return 255;
+	}
+	if (!strcmp(argv[1], "load")) {
+		fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return report(-1);
+		return report(syscall(SYS_finit_module, fd, "", 0));
+	}
+	if (!strcmp(argv[1], "unload"))
+		return report(syscall(SYS_delete_module, argv[2], O_NONBLOCK));
+	fprintf(stderr, "unknown command %s\n", argv[1]);
+	return 255;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Assertions for the C suites run inside the test VM. Every check prints one
+ * line "UE-RESULT <suite> pass|fail <case> [detail]" that the host counts.
+ */
+#ifndef UE_TEST_H
+#define UE_TEST_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *ue_suite = "unnamed";
+static int ue_failures;
+
+static inline void ue_result(const char *name, int ok, const char *detail)
+{
+	printf("UE-RESULT %s %s %s%s%s\n", ue_suite, ok ? "pass" : "fail",
+	       name, ok ? "" : " ", ok ? "" : detail);
+	fflush(stdout);
+	if (!ok)
+		ue_failures++;
+}
+
+/* Integer equality. */
+#define UE_EQ(name, got, want) do {					\
+	long long __g = (long long)(got), __w = (long long)(want);	\
+	char __d[160];							\
+	snprintf(__d, sizeof(__d), "%s = %lld (0x%llx), want %lld (0x%llx)", \
+		 #got, __g, (unsigned long long)__g, __w,		\
+		 (unsigned long long)__w);				\
+	ue_result(name, __g == __w, __d);				\
+} while (0)
+
+/* A call returning -1 must fail with errno ERR. */
+#define UE_ERRNO(name, call, err) do {					\
+	long __r;							\
+	char __d[160];							\
+	errno = 0;							\
+	__r = (long)(call);						\
+	snprintf(__d, sizeof(__d), "%s returned %ld, errno %d (%s), want errno %d (%s)", \
+		 #call, __r, errno, strerror(errno), (err), strerror(err)); \
+	ue_result(name, __r == -1 && errno == (err), __d);		\
+} while (0)
+
+/* String equality. */
+#define UE_STREQ(name, got, want) do {					\
+	char __d[512];							\
+	snprintf(__d, sizeof(__d), "got \"%s\", want \"%s\"", (got), (want)); \
+	ue_result(name, strcmp((got), (want)) == 0, __d);		\
+} while (0)
+
+#endif /* UE_TEST_H */

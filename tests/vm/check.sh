@@ -1,0 +1,211 @@
+#!/bin/bash
+# make check: build the module for every target kernel, boot each kernel in
+# QEMU (TCG) with a busybox initramfs, run the suites of tests/userspace
+# inside it, scan the console for kernel splats, print a kernel x suite table
+# and end with "N passed, N failed". Exits non-zero on any failure, splat,
+# timeout, or kernel that could not be fetched.
+#
+# Environment:
+#   UE_CACHE       cache directory (default ~/.cache/user-events-dkms)
+#   UE_KERNELS     space-separated subset of kernels to run (default: all);
+#                  a subset is announced, never silent
+#   UE_VM_TIMEOUT  seconds a VM may run (default 600)
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+vmdir=$root/tests/vm
+export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+build=$root/build/check
+vm_timeout=${UE_VM_TIMEOUT:-600}
+t_start=$(date +%s)
+
+all_kernels=$(awk '!/^#/ && NF >= 4 { print $1 }' "$vmdir/kernels.list")
+kernels=${UE_KERNELS:-$all_kernels}
+
+say() { printf '== %s\n' "$*"; }
+
+# Results: one line per check in $build/results: "<kernel> <suite> pass|fail <case> [detail]".
+rm -rf "$build"
+mkdir -p "$build"
+results=$build/results
+: >"$results"
+record() { echo "$*" >>"$results"; }
+
+# --- dependencies -----------------------------------------------------------
+deps=(qemu-system-x86 busybox-static cpio build-essential gcc-12 kmod libelf1
+      xz-utils zstd rsync)
+missing=()
+for p in "${deps[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	say "installing: ${missing[*]}"
+	if [ "$(id -u)" != 0 ]; then
+		echo "check: missing packages (${missing[*]}) and not root; install them first" >&2
+		exit 1
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		{ echo "check: apt-get install failed" >&2; exit 1; }
+fi
+
+if [ "$kernels" != "$(echo $all_kernels)" ] && [ "$kernels" != "$all_kernels" ]; then
+	say "NOTE: UE_KERNELS restricts this run to: $kernels (targets: $(echo $all_kernels))"
+fi
+
+# --- kernels ------------------------------------------------------------------
+say "fetching kernels into $UE_CACHE"
+for k in $kernels; do
+	if "$vmdir/fetch-kernels.sh" "$k"; then
+		record "$k fetch pass kernel"
+	else
+		record "$k fetch fail kernel could not be fetched"
+	fi
+done
+
+# --- userspace tests (static, run inside the VMs) -----------------------------
+say "building userspace tests"
+ubin=$build/userspace
+mkdir -p "$ubin"
+ucflags=(-static -O2 -Wall -Wextra -Werror -I"$root/include/uapi" -I"$root/tests/userspace")
+ubuild_ok=1
+for src in "$root"/tests/userspace/*.c; do
+	name=$(basename "$src" .c)
+	gcc "${ucflags[@]}" -o "$ubin/$name" "$src" >"$build/cc-$name.log" 2>&1 ||
+		{ ubuild_ok=0; echo "check: $name failed to build:"; cat "$build/cc-$name.log"; }
+done
+# The UAPI header alone, in strict C99 and as C++.
+echo '#include <linux/user_events.h>' >"$build/uapi.c"
+gcc -std=c99 -pedantic -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
+	"$build/uapi.c" >"$build/cc-uapi.log" 2>&1 &&
+g++ -x c++ -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
+	"$build/uapi.c" >>"$build/cc-uapi.log" 2>&1 ||
+	{ ubuild_ok=0; echo "check: UAPI header does not compile standalone:"; cat "$build/cc-uapi.log"; }
+
+# --- per kernel ---------------------------------------------------------------
+build_module() { # kernel outdir [make vars...]
+	local k=$1 out=$2; shift 2
+	rm -rf "$out"; mkdir -p "$out"
+	rsync -a --exclude build --exclude .git --exclude '*.o' --exclude '*.ko' \
+		"$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
+		"$root/include" "$root/scripts" "$out/"
+	make -C "$out" KDIR="$(cat "$UE_CACHE/kernels/$k/kdir")" "$@" >"$out.log" 2>&1
+}
+
+make_initramfs() { # kernel
+	local k=$1 ir=$build/$k/initramfs
+	rm -rf "$ir"
+	mkdir -p "$ir"/{bin,modules,tests/bin,proc,sys,dev,tmp}
+	cp /bin/busybox "$ir/bin/busybox"
+	ln -s busybox "$ir/bin/sh"
+	cp "$vmdir/guest-init" "$ir/init"
+	chmod +x "$ir/init"
+	cp "$root"/tests/userspace/*.sh "$ir/tests/"
+	cp "$ubin"/* "$ir/tests/bin/"
+	cp "$build/$k/mod/user_events.ko" "$build/$k/twin/user_events_twin.ko" "$ir/modules/"
+	cp "$root/VERSION" "$ir/modules/VERSION"
+	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$build/$k/initrd.gz"
+}
+
+# Kernel splats on the console; our own result lines are not kernel output.
+splat_re='BUG:|WARNING:|Oops|KASAN|lockdep|Call Trace|general protection|Kernel panic|kernel BUG|circular locking|sleeping function called from invalid context|INFO: task .* blocked|unreferenced object'
+
+boot_and_run() { # kernel
+	local k=$1 log=$build/$k/console.log kdir rc
+	kdir=$UE_CACHE/kernels/$k
+	timeout "$vm_timeout" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
+		-display none -monitor none -no-reboot \
+		-serial file:"$log" \
+		-kernel "$kdir/boot/vmlinuz-$(cat "$kdir/release")" \
+		-initrd "$build/$k/initrd.gz" \
+		-append "console=ttyS0 panic=-1 loglevel=7" </dev/null >"$build/$k/qemu.log" 2>&1
+	rc=$?
+	tr -d '\r' <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
+	if [ $rc = 124 ]; then
+		record "$k vm fail finished timed out after ${vm_timeout}s"
+	elif grep -q '^UE-DONE' "$log.txt"; then
+		record "$k vm pass finished"
+	else
+		record "$k vm fail finished VM ended without finishing (qemu rc $rc)"
+	fi
+	if grep -q '^UE-BOOTED' "$log.txt"; then
+		record "$k vm pass booted"
+	else
+		record "$k vm fail booted"
+	fi
+	# Every suite that started must have ended.
+	grep '^UE-SUITE-START ' "$log.txt" | while read -r _ s; do
+		if grep -q "^UE-SUITE-END $s " "$log.txt"; then
+			record "$k $s pass suite_completed"
+		else
+			record "$k $s fail suite_completed suite did not finish"
+		fi
+	done
+	grep '^UE-RESULT ' "$log.txt" | while read -r _ suite verdict rest; do
+		record "$k $suite $verdict $rest"
+	done
+	local splats
+	splats=$(grep -v '^UE-' "$log.txt" | grep -E "$splat_re")
+	if [ -n "$splats" ]; then
+		record "$k vm fail no_kernel_splat $(echo "$splats" | head -3 | tr '\n' '|')"
+	else
+		record "$k vm pass no_kernel_splat"
+	fi
+}
+
+for k in $kernels; do
+	grep -q "^$k fetch pass" "$results" || continue
+	mkdir -p "$build/$k"
+	say "$k: building module"
+	if build_module "$k" "$build/$k/mod" && \
+	   build_module "$k" "$build/$k/twin" UE_MODNAME=user_events_twin; then
+		record "$k build pass module"
+	else
+		record "$k build fail module see $build/$k/mod.log or twin.log"
+		continue
+	fi
+	if [ $ubuild_ok = 1 ]; then
+		record "$k build pass userspace"
+	else
+		record "$k build fail userspace"
+		continue
+	fi
+	make_initramfs "$k"
+	say "$k: booting $(cat "$UE_CACHE/kernels/$k/release") (timeout ${vm_timeout}s)"
+	t0=$(date +%s)
+	boot_and_run "$k"
+	say "$k: VM done in $(( $(date +%s) - t0 ))s"
+	if grep -q "^$k [^ ]* fail" "$results"; then
+		say "$k: console log kept at $build/$k/console.log.txt"
+	fi
+done
+
+# --- report -------------------------------------------------------------------
+suites=$(awk '{ print $2 }' "$results" | awk '!seen[$0]++')
+echo
+printf '%-8s' kernel
+for s in $suites; do printf ' %12s' "$s"; done
+echo
+for k in $kernels; do
+	printf '%-8s' "$k"
+	for s in $suites; do
+		cell=$(awk -v k="$k" -v s="$s" '$1 == k && $2 == s { if ($3 == "pass") p++; else f++ }
+			END { if (p + f == 0) print "-"; else printf "%d/%d", p, f }' "$results")
+		printf ' %12s' "$cell"
+	done
+	echo
+done
+echo "(cells: passed/failed checks)"
+
+if grep -q ' fail ' "$results"; then
+	echo
+	echo "failures:"
+	awk '$3 == "fail" { printf "  %s %s %s:", $1, $2, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' "$results"
+fi
+passed=$(awk '$3 == "pass"' "$results" | wc -l)
+failed=$(awk '$3 != "pass"' "$results" | wc -l)
+echo
+echo "check took $(( $(date +%s) - t_start ))s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
