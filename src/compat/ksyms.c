@@ -65,7 +65,7 @@ static int ue_ksym_missing(const char *name)
 #define UE_KSYM_FUNC(call, sym) ({					\
 	unsigned long __a = ue_ksym_addr(#sym);				\
 	if (__a)							\
-		static_call_update(call, (typeof(&sym))__a);		\
+		static_call_update(call, (typeof(sym) *)__a);		\
 	__a ? 0 : ue_ksym_missing(#sym);				\
 })
 

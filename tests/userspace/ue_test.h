@@ -34,20 +34,23 @@ static inline void ue_result(const char *name, int ok, const char *detail)
 
 /* A call returning -1 must fail with errno ERR. */
 #define UE_ERRNO(name, call, err) do {					\
+	int __want = (err), __got;					\
 	long __r;							\
 	char __d[160];							\
 	errno = 0;							\
 	__r = (long)(call);						\
+	__got = errno;							\
 	snprintf(__d, sizeof(__d), "%s returned %ld, errno %d (%s), want errno %d (%s)", \
-		 #call, __r, errno, strerror(errno), (err), strerror(err)); \
-	ue_result(name, __r == -1 && errno == (err), __d);		\
+		 #call, __r, __got, strerror(__got), __want, strerror(__want)); \
+	ue_result(name, __r == -1 && __got == __want, __d);		\
 } while (0)
 
 /* String equality. */
 #define UE_STREQ(name, got, want) do {					\
+	const char *__gs = (got), *__ws = (want);			\
 	char __d[512];							\
-	snprintf(__d, sizeof(__d), "got \"%s\", want \"%s\"", (got), (want)); \
-	ue_result(name, strcmp((got), (want)) == 0, __d);		\
+	snprintf(__d, sizeof(__d), "got \"%s\", want \"%s\"", __gs, __ws); \
+	ue_result(name, strcmp(__gs, __ws) == 0, __d);			\
 } while (0)
 
 #endif /* UE_TEST_H */

@@ -64,6 +64,24 @@ for k in $kernels; do
 	fi
 done
 
+# --- host checks: kernel style, refusal of unsuitable kernels ----------------
+say "fetching linux-source-6.12 (checkpatch, selftests)"
+if srctree=$("$vmdir/fetch-source.sh"); then
+	record "host fetch pass linux-source"
+	sample=
+	for k in $kernels; do
+		[ -f "$UE_CACHE/kernels/$k/kdir" ] && { sample=$(cat "$UE_CACHE/kernels/$k/kdir"); break; }
+	done
+	if [ -n "$sample" ]; then
+		say "host checks"
+		"$root/tests/host/run.sh" "$srctree" "$sample" >>"$results"
+	else
+		record "host kbuild fail no_kernel no fetched kernel to take a configuration from"
+	fi
+else
+	record "host fetch fail linux-source could not be fetched"
+fi
+
 # --- userspace tests (static, run inside the VMs) -----------------------------
 say "building userspace tests"
 ubin=$build/userspace
@@ -187,7 +205,7 @@ echo
 printf '%-8s' kernel
 for s in $suites; do printf ' %12s' "$s"; done
 echo
-for k in $kernels; do
+for k in host $kernels; do
 	printf '%-8s' "$k"
 	for s in $suites; do
 		cell=$(awk -v k="$k" -v s="$s" '$1 == k && $2 == s { if ($3 == "pass") p++; else f++ }

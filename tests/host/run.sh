@@ -1,0 +1,71 @@
+#!/bin/bash
+# Checks that run on the build machine, not in a VM: kernel style of the
+# module sources, and the build's refusal of unsuitable kernels.
+# Prints one line per check: "host <suite> pass|fail <case> [detail]".
+# Usage: run.sh LINUX_SOURCE_TREE SAMPLE_KDIR
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tree=$1
+sample_kdir=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+result() { echo "host $1 $2 $3${4:+ $4}"; }
+
+# --- style: checkpatch --strict on every kernel-side source -------------------
+cd "$root"
+for f in src/*.[ch] src/compat/*.[ch] include/uapi/linux/*.h tests/kunit/*.[ch]; do
+	[ -f "$f" ] || continue
+	# Exit status 0 means no error, warning or (with --strict) check.
+	if out=$("$tree/scripts/checkpatch.pl" --no-tree --strict --terse --show-types -f "$f" 2>&1); then
+		result style pass "$f"
+	else
+		result style fail "$f" "$(echo "$out" | grep -v '^total' | head -3 | tr '\n' '|')"
+	fi
+done
+
+# --- kbuild: unsuitable kernels stop the build with one sentence -------------
+# On a copy of the tree (make clean runs too). A fake KDIR holding only a
+# configuration is enough: the check runs before anything is built.
+copy=$work/tree
+mkdir -p "$copy"
+cp -a Makefile Kbuild VERSION src include scripts "$copy/"
+fake_kdir() { # name sed-expression
+	local d=$work/$1
+	mkdir -p "$d/include/config"
+	sed -e "$2" "$sample_kdir/include/config/auto.conf" >"$d/include/config/auto.conf"
+	echo "$d"
+}
+
+refuses() { # case kdir expected-text
+	local out rc
+	out=$(make -s -C "$copy" KDIR="$2" modules 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc = 0 ]; then
+		result kbuild fail "$1" "build did not stop"
+	elif [ "$(echo "$out" | grep -c 'user-events-dkms:')" != 1 ] ||
+	     ! echo "$out" | grep -qF -- "$3"; then
+		result kbuild fail "$1" "message: $(echo "$out" | head -3 | tr '\n' '|')"
+	else
+		result kbuild pass "$1"
+	fi
+}
+
+refuses has_user_events "$(fake_kdir ue '$a CONFIG_USER_EVENTS=y')" \
+	"this kernel has CONFIG_USER_EVENTS=y and already provides user_events"
+for opt in TRACING EVENT_TRACING DYNAMIC_EVENTS KPROBES KALLSYMS_ALL PERF_EVENTS \
+	   MODULE_UNLOAD HAVE_STATIC_CALL; do
+	refuses "lacks_$opt" "$(fake_kdir "no_$opt" "/^CONFIG_$opt=/d")" \
+		"this kernel lacks CONFIG_$opt"
+done
+refuses no_config "$work/nonexistent" "no kernel configuration under"
+
+# make clean needs no kernel tree at all.
+touch "$copy/src/stale.o" "$copy/src/compat/stale.ko"
+if make -s -C "$copy" KDIR="$work/nonexistent" clean >/dev/null 2>&1 &&
+   [ ! -e "$copy/src/stale.o" ] && [ ! -e "$copy/src/compat/stale.ko" ]; then
+	result kbuild pass clean_without_kdir
+else
+	result kbuild fail clean_without_kdir
+fi
