@@ -1,27 +1,289 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events_data: registration ioctls and the write path.
+ * user_events_data: the registration ioctls and write()/writev() (spec 1.1,
+ * 1.3, 1.6, 1.7, 1.8).
  *
- * Skeleton: the ABI (DIAG_IOCSREG, DIAG_IOCSDEL, DIAG_IOCSUNREG, write and
- * writev) comes with its own work; until then every ioctl is unknown.
+ * Each open file has its own array of the events registered through it; a
+ * write index is a position in that array. The array only grows, and is
+ * replaced (copy plus one) under ue_reg_mutex and published with RCU, so
+ * the write path reads it without a lock.
  */
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
 
+#include "compat/uio.h"
+#include "event.h"
 #include "files.h"
+#include "ue.h"
+#include "write.h"
+
+struct ue_refs {
+	struct rcu_head		rcu;
+	u32			count;
+	struct ue_event		*events[];
+};
+
+struct ue_file {
+	struct ue_refs __rcu	*refs;
+};
+
+/* The event at @index of this file, or NULL. */
+static struct ue_event *ue_file_event(struct ue_file *info, int index)
+{
+	struct ue_event *ev = NULL;
+	struct ue_refs *refs;
+
+	rcu_read_lock_sched();
+	refs = rcu_dereference_sched(info->refs);
+	if (refs && index < refs->count)
+		ev = refs->events[index];
+	rcu_read_unlock_sched();
+	/* The file holds a reference until release, which cannot race a write. */
+	return ev;
+}
+
+/*
+ * The write index of @ev on this file, adding it (with its own reference)
+ * if it is new there. Indices are never reused (spec 1.3).
+ */
+static int ue_file_ref_add(struct ue_file *info, struct ue_event *ev)
+{
+	struct ue_refs *old, *new;
+	u32 i, count;
+
+	lockdep_assert_held(&ue_reg_mutex);
+	old = rcu_dereference_protected(info->refs,
+					lockdep_is_held(&ue_reg_mutex));
+	count = old ? old->count : 0;
+	for (i = 0; i < count; i++)
+		if (old->events[i] == ev)
+			return i;
+
+	new = kmalloc(struct_size(new, events, count + 1), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return -ENOMEM;
+	if (count)
+		memcpy(new->events, old->events, count * sizeof(*old->events));
+	new->events[count] = ue_event_get(ev);
+	new->count = count + 1;
+	rcu_assign_pointer(info->refs, new);
+	if (old)
+		kfree_rcu(old, rcu);
+	return count;
+}
+
+/* DIAG_IOCSREG argument checks 1-9 of spec 1.3. */
+static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
+{
+	u32 size;
+	int ret;
+
+	if (get_user(size, &ureg->size))
+		return -EFAULT;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	if (size < offsetofend(struct user_reg, write_index))
+		return -EINVAL;
+	ret = copy_struct_from_user(kreg, sizeof(*kreg), ureg, size);
+	if (ret)
+		return ret;
+	if (kreg->flags & ~(USER_EVENT_REG_MAX - 1))
+		return -EINVAL;
+	switch (kreg->enable_size) {
+	case 4:
+		break;
+	case 8:
+		if (BITS_PER_LONG >= 64)
+			break;
+		fallthrough;
+	default:
+		return -EINVAL;
+	}
+	if (kreg->enable_addr % kreg->enable_size)
+		return -EINVAL;
+	if (kreg->enable_bit > kreg->enable_size * BITS_PER_BYTE - 1)
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(kreg->enable_addr), kreg->enable_size))
+		return -EFAULT;
+	kreg->size = size;
+	return 0;
+}
+
+static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
+{
+	struct user_reg reg;
+	struct ue_event *ev;
+	char *cmd;
+	int index, ret;
+
+	ret = ue_reg_get(ureg, &reg);
+	if (ret)
+		return ret;
+	cmd = strndup_user(u64_to_user_ptr(reg.name_args), UE_MAX_CMD);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	ev = ue_event_find_or_create(cmd, reg.flags);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	index = ue_file_ref_add(info, ev);
+	ue_event_put(ev, false);
+	if (index < 0)
+		return index;
+	/* A fault here is ignored, as upstream: the event is registered. */
+	ret = put_user((u32)index, &ureg->write_index);
+	return 0;
+}
+
+static long ue_ioctl_del(char __user *uname)
+{
+	char *name;
+	int ret;
+
+	name = strndup_user(uname, UE_MAX_CMD);
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+	ret = ue_event_delete(name);
+	kfree(name);
+	return ret;
+}
+
+/* DIAG_IOCSUNREG argument checks of spec 1.7. */
+static int ue_unreg_get(struct user_unreg __user *ureg,
+			struct user_unreg *kreg)
+{
+	u32 size;
+	int ret;
+
+	if (get_user(size, &ureg->size))
+		return -EFAULT;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	if (size < offsetofend(struct user_unreg, disable_addr))
+		return -EINVAL;
+	ret = copy_struct_from_user(kreg, sizeof(*kreg), ureg, size);
+	/* Reserved fields are checked before the copy's error is returned. */
+	if (kreg->__reserved || kreg->__reserved2)
+		return -EINVAL;
+	return ret;
+}
+
+static long ue_ioctl_unreg(struct user_unreg __user *ureg)
+{
+	struct user_unreg unreg = {};
+	int ret;
+
+	ret = ue_unreg_get(ureg, &unreg);
+	if (ret)
+		return ret;
+	/* No enabler of this process matches (enablers are not kept yet). */
+	return -ENOENT;
+}
 
 static long ue_data_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long uarg)
 {
-	return -ENOTTY;
+	struct ue_file *info = file->private_data;
+	void __user *arg = (void __user *)uarg;
+	long ret;
+
+	switch (cmd) {
+	case DIAG_IOCSREG:
+		mutex_lock(&ue_reg_mutex);
+		ret = ue_ioctl_reg(info, arg);
+		mutex_unlock(&ue_reg_mutex);
+		return ret;
+	case DIAG_IOCSDEL:
+		mutex_lock(&ue_reg_mutex);
+		ret = ue_ioctl_del(arg);
+		mutex_unlock(&ue_reg_mutex);
+		return ret;
+	case DIAG_IOCSUNREG:
+		mutex_lock(&ue_reg_mutex);
+		ret = ue_ioctl_unreg(arg);
+		mutex_unlock(&ue_reg_mutex);
+		return ret;
+	default:
+		return -ENOTTY;
+	}
+}
+
+static ssize_t ue_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
+{
+	struct ue_file *info = kiocb->ki_filp->private_data;
+	size_t total = iov_iter_count(i);
+	struct ue_event *ev;
+	int index, ret;
+
+	if (copy_from_iter(&index, sizeof(index), i) != sizeof(index))
+		return -EFAULT;
+	if (index < 0)
+		return -EINVAL;
+	ev = ue_file_event(info, index);
+	if (!ev)
+		return -ENOENT;
+	ret = ue_write_event(ev, i);
+	return ret ? ret : total;
+}
+
+/* write() at a non-zero position is -EFAULT, as upstream (spec 1.8). */
+static ssize_t ue_data_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct kiocb kiocb;
+	struct iov_iter i;
+	struct iovec iov;
+
+	if (*ppos != 0)
+		return -EFAULT;
+	if (ue_import_ubuf(ubuf, count, &iov, &i))
+		return -EFAULT;
+	init_sync_kiocb(&kiocb, file);
+	return ue_data_write_iter(&kiocb, &i);
+}
+
+static int ue_data_open(struct inode *inode, struct file *file)
+{
+	struct ue_file *info = kzalloc(sizeof(*info), GFP_KERNEL_ACCOUNT);
+
+	if (!info)
+		return -ENOMEM;
+	file->private_data = info;
+	return 0;
+}
+
+static int ue_data_release(struct inode *inode, struct file *file)
+{
+	struct ue_file *info = file->private_data;
+	struct ue_refs *refs;
+	u32 i;
+
+	mutex_lock(&ue_reg_mutex);
+	refs = rcu_dereference_protected(info->refs,
+					 lockdep_is_held(&ue_reg_mutex));
+	for (i = 0; refs && i < refs->count; i++)
+		ue_event_put(refs->events[i], false);
+	mutex_unlock(&ue_reg_mutex);
+	/* Nothing can be writing to a file being released. */
+	kfree(refs);
+	kfree(info);
+	return 0;
 }
 
 /*
  * .owner pins the module while the file is open: tracefs installs these
  * operations on the inode, and open takes a reference on their owner.
+ * Like upstream: no read, no llseek, no compat_ioctl (spec 1.1).
  */
 const struct file_operations ue_data_fops = {
 	.owner		= THIS_MODULE,
-	.open		= nonseekable_open,
+	.open		= ue_data_open,
+	.write		= ue_data_write,
+	.write_iter	= ue_data_write_iter,
 	.unlocked_ioctl	= ue_data_ioctl,
+	.release	= ue_data_release,
 };

@@ -10,7 +10,9 @@
 #include <linux/utsname.h>
 
 #include "compat/ksyms.h"
+#include "event.h"
 #include "files.h"
+#include "write.h"
 
 static int __init ue_module_init(void)
 {
@@ -19,18 +21,37 @@ static int __init ue_module_init(void)
 	ret = ue_ksyms_resolve();
 	if (ret)
 		return ret;
-	ret = ue_files_create();
+	ret = ue_write_init();
 	if (ret)
 		return ret;
+	ret = ue_events_init();
+	if (ret)
+		goto fail_events;
+	/* Last: once the files exist, user space can reach everything. */
+	ret = ue_files_create();
+	if (ret)
+		goto fail_files;
 
 	pr_info("user-events-dkms %s loaded on Linux %s\n", UE_VERSION,
 		init_utsname()->release);
 	return 0;
+
+fail_files:
+	ue_events_exit();
+fail_events:
+	ue_write_exit();
+	return ret;
 }
 
+/*
+ * Runs only when nothing holds the module: no file is open and no event
+ * exists (each pins the module).
+ */
 static void __exit ue_module_exit(void)
 {
 	ue_files_remove();
+	ue_events_exit();
+	ue_write_exit();
 	pr_info("unloaded\n");
 }
 

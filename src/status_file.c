@@ -1,20 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events_status: one line per event, then the totals (spec 1.10).
+ * user_events_status: one line per event in hash-table order, then the
+ * totals (spec 1.10):
+ *   <tracepoint name>[ # Used by[ ftrace][ perf][ other]]
+ *   (empty line)
+ *   Active: <events>
+ *   Busy: <events with a probe attached>
  */
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 
+#include "event.h"
 #include "files.h"
+
+struct ue_status {
+	struct seq_file	*m;
+	unsigned int	active;
+	unsigned int	busy;
+};
+
+static void ue_status_line(struct ue_event *ev, void *arg)
+{
+	struct ue_status *st = arg;
+	u8 status = READ_ONCE(ev->status);
+
+	seq_puts(st->m, ev->tp_name);
+	if (status) {
+		seq_puts(st->m, " # Used by");
+		if (status & UE_STATUS_FTRACE)
+			seq_puts(st->m, " ftrace");
+		if (status & UE_STATUS_PERF)
+			seq_puts(st->m, " perf");
+		if (status & UE_STATUS_OTHER)
+			seq_puts(st->m, " other");
+		st->busy++;
+	}
+	seq_puts(st->m, "\n");
+	st->active++;
+}
 
 static int ue_status_show(struct seq_file *m, void *v)
 {
-	unsigned int active = 0, busy = 0;
+	struct ue_status st = { .m = m };
 
+	ue_events_for_each(ue_status_line, &st);
 	seq_puts(m, "\n");
-	seq_printf(m, "Active: %u\n", active);
-	seq_printf(m, "Busy: %u\n", busy);
+	seq_printf(m, "Active: %u\n", st.active);
+	seq_printf(m, "Busy: %u\n", st.busy);
 	return 0;
 }
 

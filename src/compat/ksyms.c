@@ -20,9 +20,12 @@
 #include "ksyms.h"
 
 struct vfsmount **ue_ksym_tracefs_mount;
+struct mutex *ue_ksym_event_mutex;
 
 DEFINE_STATIC_CALL_NULL(ue_tracefs_create_file, tracefs_create_file);
 DEFINE_STATIC_CALL_NULL(ue_tracefs_remove, tracefs_remove);
+DEFINE_STATIC_CALL_NULL(ue_trace_add_event_call, trace_add_event_call);
+DEFINE_STATIC_CALL_NULL(ue_trace_remove_event_call, trace_remove_event_call);
 
 /* Address of the start of @name, or 0 if the kernel has no such symbol. */
 static unsigned long ue_ksym_addr(const char *name)
@@ -75,8 +78,11 @@ int ue_ksyms_resolve(void)
 
 	/* Every lookup runs, so that one load names everything missing. */
 	ret |= UE_KSYM_DATA(ue_ksym_tracefs_mount, tracefs_mount);
+	ret |= UE_KSYM_DATA(ue_ksym_event_mutex, event_mutex);
 	ret |= UE_KSYM_FUNC(ue_tracefs_create_file, tracefs_create_file);
 	ret |= UE_KSYM_FUNC(ue_tracefs_remove, tracefs_remove);
+	ret |= UE_KSYM_FUNC(ue_trace_add_event_call, trace_add_event_call);
+	ret |= UE_KSYM_FUNC(ue_trace_remove_event_call, trace_remove_event_call);
 
 	return ret ? -ENOENT : 0;
 }

@@ -12,7 +12,9 @@
 #ifndef UE_COMPAT_KSYMS_H
 #define UE_COMPAT_KSYMS_H
 
+#include <linux/mutex.h>
 #include <linux/static_call.h>
+#include <linux/trace_events.h>
 #include <linux/tracefs.h>
 
 struct vfsmount;
@@ -20,8 +22,18 @@ struct vfsmount;
 /* fs/tracefs/inode.c: the kernel's internal mount of tracefs. */
 extern struct vfsmount **ue_ksym_tracefs_mount;
 
+/* kernel/trace/trace_events.c: the lock of the event core. */
+extern struct mutex *ue_ksym_event_mutex;
+
 DECLARE_STATIC_CALL(ue_tracefs_create_file, tracefs_create_file);
 DECLARE_STATIC_CALL(ue_tracefs_remove, tracefs_remove);
+
+/*
+ * Exported from 6.1 on, not on 5.10: reached through static calls on every
+ * kernel, which keeps one code path (they are not IBT-sealed on 6.12).
+ */
+DECLARE_STATIC_CALL(ue_trace_add_event_call, trace_add_event_call);
+DECLARE_STATIC_CALL(ue_trace_remove_event_call, trace_remove_event_call);
 
 int ue_ksyms_resolve(void);
 

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct trace_event_fields (include/linux/trace_events.h), whose members are
+ * const, so an entry is built from a compound literal.
+ *
+ * 5.10:  no .len; the format file prints "char name[N]" from the type.
+ * 6.1+:  .len, printed as the N of "char name[N]" for array types. Upstream
+ *        user_events leaves it uninitialised (spec 1.12); we set it.
+ * 6.12:  is_signed and needs_test become bit-fields (no change here).
+ */
+#ifndef UE_COMPAT_EVENT_FIELDS_H
+#define UE_COMPAT_EVENT_FIELDS_H
+
+#include <linux/string.h>
+#include <linux/trace_events.h>
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define UE_FIELD_LEN(n)	.len = (n),
+#else
+#define UE_FIELD_LEN(n)
+#endif
+
+/* One packed field (align 1); the core computes the filter type. */
+static inline void ue_set_event_field(struct trace_event_fields *dst,
+				      const char *type, const char *name,
+				      int size, int is_signed, int array_len)
+{
+	struct trace_event_fields f = {
+		.type = type,
+		.name = name,
+		.size = size,
+		.align = 1,
+		.is_signed = is_signed,
+		.filter_type = FILTER_OTHER,
+		UE_FIELD_LEN(array_len)
+	};
+
+	memcpy(dst, &f, sizeof(f));
+}
+
+#undef UE_FIELD_LEN
+
+#endif /* UE_COMPAT_EVENT_FIELDS_H */

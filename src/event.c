@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User events in the tracing core: creation from a command, lookup and
+ * matching, reference counting, deletion, and the registration callback
+ * through which ftrace and perf attach (spec 1.3, 1.5, 1.6, 2.1-2.3, 2.7).
+ *
+ * Locking: ue_reg_mutex serialises registration and deletion (upstream's
+ * group->reg_mutex); event_mutex, the core's lock, protects the hash table
+ * and is held by the core around ue_event_reg().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/jhash.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "compat/event_call.h"
+#include "compat/event_fields.h"
+#include "compat/ksyms.h"
+#include "event.h"
+#include "ue.h"
+
+#define UE_HASH_BITS	8
+
+DEFINE_MUTEX(ue_reg_mutex);
+unsigned int ue_max_events = 32768;
+
+static DEFINE_HASHTABLE(ue_events, UE_HASH_BITS);
+static unsigned int ue_nr_events;
+static u64 ue_multi_id;
+static struct workqueue_struct *ue_wq;
+
+static struct trace_event_functions ue_event_funcs = {
+	.trace = ue_event_print,
+};
+
+void ue_probe_ftrace(void *data)
+{
+}
+
+void ue_probe_perf(void *data)
+{
+}
+
+static u32 ue_key(const char *name)
+{
+	return jhash(name, strlen(name), 0);
+}
+
+/* PERSIST needs CAP_PERFMON or CAP_SYS_ADMIN (spec 1.14). */
+static bool ue_capable(u16 reg_flags)
+{
+	return !(reg_flags & USER_EVENT_REG_PERSIST) || perfmon_capable();
+}
+
+/* Whether only the self reference of a persistent event is left. */
+static bool ue_event_last_ref(struct ue_event *ev)
+{
+	unsigned int last = (ev->reg_flags & USER_EVENT_REG_PERSIST) ? 1 : 0;
+
+	return refcount_read(&ev->refcnt) == last;
+}
+
+/*
+ * Add or remove the call as root, so that callers whose access comes only
+ * from relaxed tracefs permissions still get event directories (spec 1.14).
+ */
+static int ue_call_visible(struct ue_event *ev, bool visible)
+{
+	const struct cred *old;
+	struct cred *cred;
+	int ret;
+
+	cred = prepare_creds();
+	if (!cred)
+		return -ENOMEM;
+	cred->fsuid = GLOBAL_ROOT_UID;
+	old = override_creds(cred);
+	if (visible)
+		ret = static_call(ue_trace_add_event_call)(&ev->call);
+	else
+		ret = static_call(ue_trace_remove_event_call)(&ev->call);
+	revert_creds(old);
+	put_cred(cred);
+	return ret;
+}
+
+static void ue_event_free(struct ue_event *ev)
+{
+	u32 i;
+
+	for (i = 0; ev->core_fields && i < ev->fields.nr; i++)
+		if (ev->core_fields[i].type != ev->fields.field[i].type)
+			kfree(ev->core_fields[i].type);
+	ue_fields_free(&ev->fields);
+	kfree(ev->core_fields);
+	kfree(ev->call.print_fmt);
+	if (ev->tp_name != ev->reg_name)
+		kfree(ev->tp_name);
+	kfree(ev->reg_name);
+	kfree(ev);
+}
+
+static void ue_event_free_rcu(struct rcu_head *rcu)
+{
+	ue_event_free(container_of(rcu, struct ue_event, rcu));
+}
+
+/* Remove the event from the core and free it; event_mutex held. */
+static int ue_event_destroy(struct ue_event *ev)
+{
+	int ret;
+
+	lockdep_assert_held(ue_ksym_event_mutex);
+	if (ue_call_held(&ev->call))
+		return -EBUSY;
+	ret = ue_call_visible(ev, false);
+	if (ret)
+		return ret;
+	hash_del(&ev->node);
+	ue_nr_events--;
+	/* Writers and status readers may still hold a pointer under RCU. */
+	call_rcu(&ev->rcu, ue_event_free_rcu);
+	module_put(THIS_MODULE);
+	return 0;
+}
+
+/* The last reference of a non-persistent event is gone; event_mutex held. */
+static void ue_event_last_put(struct ue_event *ev)
+{
+	int ret = ue_event_destroy(ev);
+
+	if (ret) {
+		pr_warn("cannot delete event %s (%d); it stays until deleted\n",
+			ev->tp_name, ret);
+		refcount_set(&ev->refcnt, 1);
+	}
+}
+
+static void ue_event_put_work(struct work_struct *work)
+{
+	struct ue_event *ev = container_of(work, struct ue_event, put_work);
+
+	mutex_lock(ue_ksym_event_mutex);
+	if (refcount_dec_and_test(&ev->refcnt))
+		ue_event_last_put(ev);
+	mutex_unlock(ue_ksym_event_mutex);
+}
+
+void ue_event_put(struct ue_event *ev, bool locked)
+{
+	if (locked) {
+		/*
+		 * Inside the core's registration callback the call cannot be
+		 * removed: keep one reference for a work item that drops it.
+		 * ue_events_settle() runs it before the next register or
+		 * delete is judged.
+		 */
+		lockdep_assert_held(ue_ksym_event_mutex);
+		if (refcount_dec_and_test(&ev->refcnt)) {
+			refcount_set(&ev->refcnt, 1);
+			queue_work(ue_wq, &ev->put_work);
+		}
+		return;
+	}
+	if (refcount_dec_and_mutex_lock(&ev->refcnt, ue_ksym_event_mutex)) {
+		ue_event_last_put(ev);
+		mutex_unlock(ue_ksym_event_mutex);
+	}
+}
+
+/*
+ * Make releases that callers have already finished effective, so that a
+ * register or delete is judged on the state they left: upstream defers them
+ * and a later DIAG_IOCSDEL can still see the event busy (issue 3, item 12).
+ */
+static void ue_events_settle(void)
+{
+	flush_workqueue(ue_wq);
+}
+
+/* Why this event's probes changed: recompute its status bits. */
+static void ue_event_update_status(struct ue_event *ev)
+{
+	struct tracepoint_func *f;
+	u8 status = 0;
+
+	if (ue_event_enabled(ev)) {
+		rcu_read_lock_sched();
+		f = rcu_dereference_sched(ev->tp.funcs);
+		for (; f && f->func; f++) {
+			if (f->func == ue_probe_ftrace)
+				status |= UE_STATUS_FTRACE;
+			else if (f->func == ue_probe_perf)
+				status |= UE_STATUS_PERF;
+			else
+				status |= UE_STATUS_OTHER;
+		}
+		rcu_read_unlock_sched();
+	}
+	WRITE_ONCE(ev->status, status);
+}
+
+/* The core attaches and detaches ftrace and perf here, event_mutex held. */
+static int ue_event_reg(struct trace_event_call *call, enum trace_reg type,
+			void *data)
+{
+	struct ue_event *ev = call->data;
+	void *probe;
+	int ret;
+
+	switch (type) {
+	case TRACE_REG_REGISTER:
+	case TRACE_REG_PERF_REGISTER:
+		probe = type == TRACE_REG_REGISTER ? call->class->probe :
+						     call->class->perf_probe;
+		ret = tracepoint_probe_register(call->tp, probe, data);
+		if (ret)
+			return ret;
+		ue_event_get(ev);
+		ue_event_update_status(ev);
+		return 0;
+	case TRACE_REG_UNREGISTER:
+	case TRACE_REG_PERF_UNREGISTER:
+		probe = type == TRACE_REG_UNREGISTER ? call->class->probe :
+						       call->class->perf_probe;
+		tracepoint_probe_unregister(call->tp, probe, data);
+		ue_event_update_status(ev);
+		ue_event_put(ev, true);
+		return 0;
+	default:
+		/* PERF_OPEN/CLOSE/ADD/DEL: the core's defaults do. */
+		return 0;
+	}
+}
+
+/* Look for the event; event_mutex held (spec 1.5). */
+static struct ue_event *ue_event_find(const char *name, int argc,
+				      const char **argv, u16 reg_flags)
+{
+	struct ue_event *ev;
+
+	hash_for_each_possible(ue_events, ev, node, ue_key(name)) {
+		/* Single- and multi-format events live side by side. */
+		if ((ev->reg_flags ^ reg_flags) & USER_EVENT_REG_MULTI_FORMAT)
+			continue;
+		if (strcmp(ev->reg_name, name))
+			continue;
+		if (ue_fields_match(&ev->fields, argc, argv))
+			return ue_event_get(ev);
+		if (reg_flags & USER_EVENT_REG_MULTI_FORMAT)
+			continue;
+		return ERR_PTR(-EADDRINUSE);
+	}
+	return NULL;
+}
+
+/* Everything the core needs, built from the parsed command. */
+static struct ue_event *ue_event_alloc(char *cmd, char *args, u16 reg_flags)
+{
+	struct ue_event *ev;
+	u32 i;
+	int ret;
+
+	ev = kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
+	if (!ev)
+		return ERR_PTR(-ENOMEM);
+	ev->reg_name = cmd;
+	ev->tp_name = cmd;
+	ev->reg_flags = reg_flags;
+	if (reg_flags & USER_EVENT_REG_MULTI_FORMAT) {
+		/* The id is used up even if parsing fails (spec 1.5). */
+		ev->tp_name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", cmd,
+					ue_multi_id++);
+		if (!ev->tp_name) {
+			ev->tp_name = cmd;
+			ret = -ENOMEM;
+			goto fail;
+		}
+	}
+
+	ret = ue_fields_parse(args, &ev->fields);
+	if (ret)
+		goto fail;
+	ret = -ENOMEM;
+	ev->call.print_fmt = ue_print_fmt(&ev->fields, GFP_KERNEL_ACCOUNT);
+	if (!ev->call.print_fmt)
+		goto fail;
+	ev->core_fields = kcalloc(ev->fields.nr + 1, sizeof(*ev->core_fields),
+				  GFP_KERNEL_ACCOUNT);
+	if (!ev->core_fields)
+		goto fail;
+	for (i = 0; i < ev->fields.nr; i++) {
+		struct ue_field *f = &ev->fields.field[i];
+		const char *type = f->type;
+
+		/*
+		 * char[0x10] reaches the core as char[16]: 5.10 prints the
+		 * type's own text in the format file where 6.1+ print the
+		 * length, and both then show "char name[16]".
+		 */
+		if (f->array_len) {
+			type = kasprintf(GFP_KERNEL_ACCOUNT, "%.*s[%u]",
+					 (int)(strchr(f->type, '[') - f->type),
+					 f->type, f->array_len);
+			if (!type)
+				goto fail;
+		}
+		ue_set_event_field(&ev->core_fields[i], type, f->name,
+				   f->size, f->is_signed, f->array_len);
+	}
+
+	ev->tp.name = ev->tp_name;
+	ev->call.tp = &ev->tp;
+	ev->call.class = &ev->class;
+	ev->call.flags = TRACE_EVENT_FL_TRACEPOINT;
+	ev->call.event.funcs = &ue_event_funcs;
+	ev->call.data = ev;
+	ev->class.system = (reg_flags & USER_EVENT_REG_MULTI_FORMAT) ?
+			   USER_EVENTS_MULTI_SYSTEM : USER_EVENTS_SYSTEM;
+	INIT_LIST_HEAD(&ev->class.fields);
+	ev->class.fields_array = ev->core_fields;
+	ev->class.reg = ue_event_reg;
+	ev->class.probe = ue_probe_ftrace;
+	ev->class.perf_probe = ue_probe_perf;
+	INIT_WORK(&ev->put_work, ue_event_put_work);
+	return ev;
+fail:
+	ue_event_free(ev);
+	return ERR_PTR(ret);
+}
+
+/* Give the event a type id and its directories; event_mutex held. */
+static int ue_event_register(struct ue_event *ev)
+{
+	int ret;
+
+	if (ue_nr_events >= ue_max_events)
+		return -EMFILE;
+	if (!register_trace_event(&ev->call.event))
+		return -ENODEV;
+	ret = ue_call_visible(ev, true);
+	if (ret) {
+		unregister_trace_event(&ev->call.event);
+		return ret;
+	}
+	ue_call_set_dynamic(&ev->call);
+	/* The caller's reference, and the event's own if it persists. */
+	refcount_set(&ev->refcnt, (ev->reg_flags & USER_EVENT_REG_PERSIST) ? 2 : 1);
+	hash_add(ue_events, &ev->node, ue_key(ev->reg_name));
+	ue_nr_events++;
+	/* Every event pins the module: its callbacks are our code. */
+	__module_get(THIS_MODULE);
+	return 0;
+}
+
+struct ue_event *ue_event_find_or_create(char *cmd, u16 reg_flags)
+{
+	struct ue_event *ev;
+	char *name, *args;
+	char **argv = NULL;
+	int argc = 0, ret;
+
+	lockdep_assert_held(&ue_reg_mutex);
+	ret = ue_cmd_split(cmd, &name, &args);
+	if (ret)
+		goto free_cmd;
+	ret = -EPERM;
+	if (!ue_capable(reg_flags))
+		goto free_cmd;
+	if (args) {
+		ret = -ENOMEM;
+		argv = ue_args_split(args, &argc);
+		if (!argv)
+			goto free_cmd;
+	}
+
+	ue_events_settle();
+	mutex_lock(ue_ksym_event_mutex);
+	ev = ue_event_find(name, argc, (const char **)argv, reg_flags);
+	mutex_unlock(ue_ksym_event_mutex);
+	if (argv)
+		argv_free(argv);
+	if (ev) {
+		kfree(cmd);
+		return ev;
+	}
+
+	ev = ue_event_alloc(cmd, args, reg_flags);
+	if (IS_ERR(ev))
+		return ev;
+	mutex_lock(ue_ksym_event_mutex);
+	ret = ue_event_register(ev);
+	mutex_unlock(ue_ksym_event_mutex);
+	if (ret) {
+		ue_event_free(ev);
+		return ERR_PTR(ret);
+	}
+	return ev;
+
+free_cmd:
+	kfree(cmd);
+	return ERR_PTR(ret);
+}
+
+int ue_event_delete(const char *name)
+{
+	struct ue_event *ev;
+	struct hlist_node *tmp;
+	int ret = -ENOENT;
+
+	lockdep_assert_held(&ue_reg_mutex);
+	ue_events_settle();
+	mutex_lock(ue_ksym_event_mutex);
+	/* Every event of that name: single-format and all variants. */
+	hash_for_each_possible_safe(ue_events, ev, tmp, node, ue_key(name)) {
+		if (strcmp(ev->reg_name, name))
+			continue;
+		if (!ue_event_last_ref(ev)) {
+			ret = -EBUSY;
+			break;
+		}
+		if (!ue_capable(ev->reg_flags)) {
+			ret = -EPERM;
+			break;
+		}
+		ret = ue_event_destroy(ev);
+		if (ret)
+			break;
+	}
+	mutex_unlock(ue_ksym_event_mutex);
+	return ret;
+}
+
+void ue_events_for_each(void (*fn)(struct ue_event *ev, void *arg), void *arg)
+{
+	struct ue_event *ev;
+	int bkt;
+
+	mutex_lock(ue_ksym_event_mutex);
+	hash_for_each(ue_events, bkt, ev, node)
+		fn(ev, arg);
+	mutex_unlock(ue_ksym_event_mutex);
+}
+
+int ue_events_init(void)
+{
+	ue_wq = alloc_workqueue("user_events", 0, 0);
+	return ue_wq ? 0 : -ENOMEM;
+}
+
+void ue_events_exit(void)
+{
+	/* No event is left (each pins the module); drain what they queued. */
+	destroy_workqueue(ue_wq);
+	rcu_barrier();
+}

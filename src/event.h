@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A user event: its tracepoint and trace_event_call in the tracing core, its
+ * parsed fields, and its reference count (spec 2.1, 2.7).
+ */
+#ifndef UE_EVENT_H
+#define UE_EVENT_H
+
+#include <linux/hashtable.h>
+#include <linux/refcount.h>
+#include <linux/trace_events.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+
+#include "parse.h"
+#include "ue.h"
+
+/* Status bits: which kinds of probe are attached (spec 1.10). */
+#define UE_STATUS_FTRACE	BIT(0)
+#define UE_STATUS_PERF		BIT(1)
+#define UE_STATUS_OTHER		BIT(7)
+
+struct ue_event {
+	struct tracepoint		tp;
+	struct trace_event_call		call;
+	struct trace_event_class	class;
+	struct trace_event_fields	*core_fields;	/* for the core, 0-terminated */
+	struct ue_fields		fields;
+	char				*reg_name;	/* owns the field strings too */
+	char				*tp_name;	/* reg_name, or "name.<hex id>" */
+	struct hlist_node		node;
+	struct work_struct		put_work;
+	struct rcu_head			rcu;
+	refcount_t			refcnt;
+	u16				reg_flags;
+	u8				status;
+};
+
+/* Maximum number of user events (kernel.user_events_max, spec 1.13). */
+extern unsigned int ue_max_events;
+
+/*
+ * Find the event @cmd names or create it (spec 1.3 steps 12-19, 1.5). @cmd
+ * is a kmalloc'd "name[ fields]" string whose ownership passes to this call.
+ * Returns a referenced event or an ERR_PTR.
+ */
+struct ue_event *ue_event_find_or_create(char *cmd, u16 reg_flags);
+
+/* Delete every event named @name (DIAG_IOCSDEL, spec 1.6). */
+int ue_event_delete(const char *name);
+
+static inline struct ue_event *ue_event_get(struct ue_event *ev)
+{
+	refcount_inc(&ev->refcnt);
+	return ev;
+}
+
+/*
+ * Drop a reference. A non-persistent event whose last reference goes is
+ * deleted at once; @locked says the caller holds event_mutex inside the
+ * core's registration callback, where deletion must be deferred.
+ */
+void ue_event_put(struct ue_event *ev, bool locked);
+
+/* Whether a writer of this event has anything to write to. */
+static inline bool ue_event_enabled(struct ue_event *ev)
+{
+	return atomic_read(&ev->tp.key.enabled) > 0;
+}
+
+/* Walk every event, under event_mutex (status file). */
+void ue_events_for_each(void (*fn)(struct ue_event *ev, void *arg), void *arg);
+
+/* Probe identities: recognised in tp.funcs by the write path, never called. */
+void ue_probe_ftrace(void *data);
+void ue_probe_perf(void *data);
+
+/* The .trace output of an event (event_print.c). */
+enum print_line_t ue_event_print(struct trace_iterator *iter, int flags,
+				 struct trace_event *event);
+
+int ue_events_init(void);
+void ue_events_exit(void);
+
+#endif /* UE_EVENT_H */

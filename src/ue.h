@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Module-wide definitions. The ABI comes from our own copy of the UAPI
+ * header, by path: the kernel's <linux/user_events.h> may be another ABI
+ * (Debian 6.1 ships the pre-6.4 one) and must never be used.
+ */
+#ifndef UE_H
+#define UE_H
+
+#include <linux/mutex.h>
+
+#include "../include/uapi/linux/user_events.h"
+
+/* Serialises registration, deletion and per-file state (spec 2.8). */
+extern struct mutex ue_reg_mutex;
+
+#endif /* UE_H */

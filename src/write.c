@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The write path (spec 1.8): "[u32 write_index][payload]" becomes one record
+ * in every attached ftrace instance and perf event.
+ *
+ * It takes no lock and allocates nothing. The payload is copied from user
+ * memory once, with page faults disabled, into a per-CPU buffer; validated
+ * once; then copied into each consumer's buffer. Upstream copies and
+ * validates per consumer and discards a bad record after reserving it,
+ * which needs private helpers; here a record that fails is never reserved.
+ */
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/trace_events.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+
+#include "compat/uio.h"
+#include "event.h"
+#include "write.h"
+
+/*
+ * Largest record (trace_entry included) a consumer can take: perf's limit
+ * (PERF_MAX_TRACE_SIZE) and above a default ftrace sub-buffer's. A larger
+ * write is dropped as the consumers themselves would drop it.
+ */
+#define UE_RECORD_MAX	8192
+
+static void __percpu *ue_record_buf;
+
+static void ue_commit_ftrace(struct trace_event_file *file, const u8 *rec,
+			     u32 len)
+{
+	struct trace_event_buffer fbuf;
+	u8 *entry;
+
+	if (!(file->flags & EVENT_FILE_FL_ENABLED) ||
+	    trace_trigger_soft_disabled(file))
+		return;
+	/* NULL when filtered by pid, or too big for the ring buffer. */
+	entry = trace_event_buffer_reserve(&fbuf, file, len);
+	if (!entry)
+		return;
+	memcpy(entry + UE_ENTRY_SIZE, rec + UE_ENTRY_SIZE, len - UE_ENTRY_SIZE);
+	trace_event_buffer_commit(&fbuf);
+}
+
+static void ue_commit_perf(struct ue_event *ev, const u8 *rec, u32 len)
+{
+	struct hlist_head *head = this_cpu_ptr(ev->call.perf_events);
+	struct pt_regs *regs;
+	u8 *entry;
+	int rctx;
+
+	if (!head || hlist_empty(head))
+		return;
+	entry = perf_trace_buf_alloc(ALIGN(len, 8), &regs, &rctx);
+	if (!entry)
+		return;
+	perf_fetch_caller_regs(regs);
+	memcpy(entry + UE_ENTRY_SIZE, rec + UE_ENTRY_SIZE, len - UE_ENTRY_SIZE);
+	perf_trace_buf_submit(entry, len, rctx, ev->call.event.type, 1, regs,
+			      head, NULL);
+}
+
+/* Copy, validate and commit; preemption is disabled by the caller. */
+static int ue_write_record(struct ue_event *ev, struct iov_iter *i)
+{
+	size_t count = iov_iter_count(i);
+	u32 len = UE_ENTRY_SIZE + count;
+	struct tracepoint_func *f;
+	u8 *rec = this_cpu_ptr(ue_record_buf);
+	size_t copied;
+
+	pagefault_disable();
+	copied = copy_from_iter(rec + UE_ENTRY_SIZE, count, i);
+	pagefault_enable();
+	if (copied != count)
+		return -EFAULT;
+	if (ev->fields.nr_validators && ue_validate(&ev->fields, rec, len))
+		return -EFAULT;
+
+	f = rcu_dereference_sched(ev->tp.funcs);
+	for (; f && f->func; f++) {
+		if (f->func == ue_probe_ftrace)
+			ue_commit_ftrace(f->data, rec, len);
+		else if (f->func == ue_probe_perf)
+			ue_commit_perf(ev, rec, len);
+	}
+	return 0;
+}
+
+int ue_write_event(struct ue_event *ev, struct iov_iter *i)
+{
+	int ret;
+
+	if (iov_iter_count(i) < ev->fields.min_size)
+		return -EINVAL;
+	if (!ue_event_enabled(ev))
+		return -EBADF;
+	if (!ue_iter_fault_in(i))
+		return -EFAULT;
+	if (UE_ENTRY_SIZE + iov_iter_count(i) > UE_RECORD_MAX)
+		return 0;
+
+	rcu_read_lock_sched();
+	ret = ue_write_record(ev, i);
+	rcu_read_unlock_sched();
+	return ret;
+}
+
+int ue_write_init(void)
+{
+	ue_record_buf = __alloc_percpu(UE_RECORD_MAX, 8);
+	return ue_record_buf ? 0 : -ENOMEM;
+}
+
+void ue_write_exit(void)
+{
+	free_percpu(ue_record_buf);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the ABI suites: registering through user_events_data, and
+ * reading and writing tracefs files.
+ */
+#ifndef UE_ABI_H
+#define UE_ABI_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/user_events.h>
+
+#include "ue_test.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+#define EVENTS TRACEFS "/events/user_events"
+
+static inline int ue_open_data(void)
+{
+	return open(TRACEFS "/user_events_data", O_RDWR);
+}
+
+/* DIAG_IOCSREG of @cmd with a 4-byte enable word; the ioctl's result. */
+static inline int ue_reg(int fd, const char *cmd, __u32 *word, int bit,
+			 int flags, __u32 *index)
+{
+	struct user_reg reg = {
+		.size = sizeof(reg),
+		.enable_bit = bit,
+		.enable_size = sizeof(*word),
+		.flags = flags,
+		.enable_addr = (__u64)(uintptr_t)word,
+		.name_args = (__u64)(uintptr_t)cmd,
+	};
+	int ret = ioctl(fd, DIAG_IOCSREG, &reg);
+
+	if (!ret && index)
+		*index = reg.write_index;
+	return ret;
+}
+
+static inline int ue_del(int fd, const char *name)
+{
+	return ioctl(fd, DIAG_IOCSDEL, name);
+}
+
+/* Write @text to @path; 0 or -errno. */
+static inline int ue_write_text(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | flags);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Read up to @size - 1 bytes of @path into @buf; bytes read or -errno. */
+static inline int ue_read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, total = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf + total, size - 1 - total)) > 0)
+		total += n;
+	buf[total] = '\0';
+	close(fd);
+	return n < 0 ? -errno : (int)total;
+}
+
+static inline int ue_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Enable or disable user_events/@name in the top trace instance. */
+static inline int ue_enable(const char *name, int on)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), EVENTS "/%s/enable", name);
+	return ue_write_text(path, on ? "1" : "0", O_TRUNC);
+}
+
+static inline void ue_trace_clear(void)
+{
+	ue_write_text(TRACEFS "/trace", "", O_TRUNC);
+}
+
+/* Whether the "trace" file has a line containing @needle. */
+static inline int ue_trace_has(const char *needle)
+{
+	static char buf[1 << 20];
+
+	if (ue_read_text(TRACEFS "/trace", buf, sizeof(buf)) < 0)
+		return 0;
+	return strstr(buf, needle) != NULL;
+}
+
+#endif /* UE_ABI_H */

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * write()/writev() (spec 1.8): every errno row in order, the __data_loc and
+ * __rel_loc validators, payloads beyond min_size, the text of every field
+ * type in "trace" (spec 1.12), ftrace filters, and a second trace instance.
+ */
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "ue_abi.h"
+
+#define INSTANCE TRACEFS "/instances/ue_write_test"
+
+static __u32 word;
+
+/* writev of [index][payload]: its result, or -errno. */
+static long wr(int fd, int index, const void *payload, size_t len)
+{
+	struct iovec io[2] = {
+		{ &index, sizeof(index) },
+		{ (void *)payload, len },
+	};
+	long ret = writev(fd, io, len ? 2 : 1);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static void errno_rows(void)
+{
+	int fd = ue_open_data(), index = 0;
+	__u32 idx = 0, payload = 7;
+	char buf[16];
+
+	/* An fd that registered nothing. */
+	UE_EQ("unregistered_fd_enoent", wr(fd, 0, NULL, 0), -ENOENT);
+	UE_ERRNO("short_3_bytes_efault", write(fd, "abc", 3), EFAULT);
+	UE_ERRNO("zero_bytes_efault", write(fd, "", 0), EFAULT);
+	UE_EQ("negative_index_einval", wr(fd, -1, NULL, 0), -EINVAL);
+	memcpy(buf, &index, sizeof(index));
+	UE_ERRNO("pwrite_offset_efault", pwrite(fd, buf, 4, 1), EFAULT);
+	UE_ERRNO("bad_buffer_efault", write(fd, (void *)8, 8), EFAULT);
+
+	UE_EQ("reg", ue_reg(fd, "wr_rows u32 a", &word, 0, 0, &idx), 0);
+	UE_EQ("index_past_end_enoent", wr(fd, idx + 1, &payload, 4), -ENOENT);
+	/* min_size is checked even while disabled. */
+	UE_EQ("short_payload_einval", wr(fd, idx, &payload, 3), -EINVAL);
+	UE_EQ("disabled_ebadf", wr(fd, idx, &payload, 4), -EBADF);
+	UE_EQ("enable", ue_enable("wr_rows", 1), 0);
+	UE_EQ("enabled_returns_total", wr(fd, idx, &payload, 4), 8);
+	/* Bytes beyond min_size are accepted (dynamic data lives there). */
+	UE_EQ("longer_payload_ok", wr(fd, idx, "12345678", 8), 12);
+	UE_EQ("enabled_short_einval", wr(fd, idx, &payload, 2), -EINVAL);
+	UE_EQ("enabled_bad_payload_efault", wr(fd, idx, (void *)8, 4), -EFAULT);
+	UE_EQ("disable", ue_enable("wr_rows", 0), 0);
+	UE_EQ("disabled_again_ebadf", wr(fd, idx, &payload, 4), -EBADF);
+	close(fd);
+}
+
+/* A payload of one __rel_loc or __data_loc string field and its data. */
+static long loc_write(int fd, int idx, __u32 loc, const char *data,
+		      size_t len)
+{
+	char payload[64];
+
+	memcpy(payload, &loc, 4);
+	memcpy(payload + 4, data, len);
+	return wr(fd, idx, payload, 4 + len);
+}
+
+static void validators(void)
+{
+	int fd = ue_open_data();
+	__u32 rel = 0, dat = 0;
+
+	ue_trace_clear();
+	UE_EQ("val.reg_rel", ue_reg(fd, "wr_rel __rel_loc char[] s", &word, 1, 0, &rel), 0);
+	UE_EQ("val.reg_data", ue_reg(fd, "wr_dat __data_loc char[] s", &word, 2, 0, &dat), 0);
+	UE_EQ("val.rel_undersized_einval", wr(fd, rel, NULL, 0), -EINVAL);
+	ue_enable("wr_rel", 1);
+	ue_enable("wr_dat", 1);
+	/* __rel_loc: offset from the end of the field. */
+	UE_EQ("val.rel_ok", loc_write(fd, rel, DYN_LOC(0, 5), "Test", 5), 13);
+	UE_EQ("val.rel_recorded", ue_trace_has("wr_rel: s=Test"), 1);
+	UE_EQ("val.rel_offset_1024", loc_write(fd, rel, DYN_LOC(1024, 5), "Test", 5), -EFAULT);
+	UE_EQ("val.rel_offset_1", loc_write(fd, rel, DYN_LOC(1, 5), "Test", 5), -EFAULT);
+	UE_EQ("val.rel_size_plus_1", loc_write(fd, rel, DYN_LOC(0, 6), "Test", 5), -EFAULT);
+	UE_EQ("val.rel_size_plus_1024", loc_write(fd, rel, DYN_LOC(0, 1029), "Test", 5), -EFAULT);
+	UE_EQ("val.rel_no_nul", loc_write(fd, rel, DYN_LOC(0, 4), "Test", 4), -EFAULT);
+	UE_EQ("val.rel_at_end_ok", loc_write(fd, rel, DYN_LOC(1, 4), "xTes\0", 5), 13);
+	/* __data_loc: offset from the record's start, header included. */
+	UE_EQ("val.data_ok", loc_write(fd, dat, DYN_LOC(12, 5), "Data", 5), 13);
+	UE_EQ("val.data_recorded", ue_trace_has("wr_dat: s=Data"), 1);
+	UE_EQ("val.data_offset_past", loc_write(fd, dat, DYN_LOC(13, 5), "Data", 5), -EFAULT);
+	UE_EQ("val.data_no_nul", loc_write(fd, dat, DYN_LOC(12, 4), "Data", 4), -EFAULT);
+	ue_enable("wr_rel", 0);
+	ue_enable("wr_dat", 0);
+	close(fd);
+}
+
+/* Bytes 128-159 are control characters for the kernel's isprint(). */
+struct __attribute__((packed)) all_types {
+	long long a; unsigned long long b; int c; unsigned int d;
+	short e; unsigned short f; signed char g; unsigned char h;
+	char i; unsigned char j; char k[4]; unsigned char l[3];
+	__u32 m; __u32 n; unsigned char o[6]; __u32 p;
+	char m_data[3]; char n_data[4]; unsigned char p_data[2];
+};
+
+static void trace_text(void)
+{
+	struct all_types v = {
+		.a = -2, .b = 3, .c = -4, .d = 5, .e = -6, .f = 7, .g = -100,
+		.h = 9, .i = 'x', .j = 150, .k = "abc", .l = "de",
+		.o = { 1, 2, 3, 4, 5, 6 },
+		.m_data = "hi", .n_data = "rel", .p_data = { 0xab, 0xcd },
+	};
+	int fd = ue_open_data();
+	__u32 idx = 0;
+
+	v.m = DYN_LOC(offsetof(struct all_types, m_data) + 8, 3);
+	v.n = DYN_LOC(offsetof(struct all_types, n_data) -
+		      offsetof(struct all_types, n) - 4, 4);
+	v.p = DYN_LOC(offsetof(struct all_types, p_data) -
+		      offsetof(struct all_types, p) - 4, 2);
+	ue_trace_clear();
+	UE_EQ("text.reg", ue_reg(fd, "wr_all s64 a;u64 b;s32 c;u32 d;s16 e;u16 f;"
+				 "s8 g;u8 h;char i;unsigned char j;char[4] k;"
+				 "unsigned char[3] l;__data_loc char[] m;"
+				 "__rel_loc char[] n;struct blob o 6;"
+				 "__rel_loc u8[] p", &word, 3, 0, &idx), 0);
+	ue_enable("wr_all", 1);
+	UE_EQ("text.write", wr(fd, idx, &v, sizeof(v)), 4 + (long)sizeof(v));
+	ue_result("text.line", ue_trace_has(
+		"wr_all: a=0xfffffffffffffffe (-2) b=0x3 (3) c=0xfffffffc (-4) "
+		"d=0x5 (5) e=0xfffa (65530) f=0x7 (7) g=(156) h=(9) i='x'(120) "
+		"j=(150) k=abc l=de m=hi n=rel o=<INVALID-SIZE> p=ab,cd\n"),
+		"trace has no exact line for wr_all");
+
+	UE_EQ("text.empty_reg", ue_reg(fd, "wr_empty", &word, 4, 0, &idx), 0);
+	ue_enable("wr_empty", 1);
+	UE_EQ("text.empty_write", wr(fd, idx, NULL, 0), 4);
+	UE_EQ("text.empty_line", ue_trace_has("wr_empty: No fields found\n"), 1);
+	ue_enable("wr_all", 0);
+	ue_enable("wr_empty", 0);
+	close(fd);
+}
+
+static void filters_and_instances(void)
+{
+	int fd = ue_open_data();
+	__u32 idx = 0, v;
+	char buf[1 << 16];
+
+	UE_EQ("filter.reg", ue_reg(fd, "wr_filt u32 a", &word, 5, 0, &idx), 0);
+	UE_EQ("filter.set", ue_write_text(EVENTS "/wr_filt/filter", "a > 5", O_TRUNC), 0);
+	ue_enable("wr_filt", 1);
+	ue_trace_clear();
+	v = 3;
+	wr(fd, idx, &v, 4);
+	v = 7;
+	wr(fd, idx, &v, 4);
+	UE_EQ("filter.drops_3", ue_trace_has("wr_filt: a=0x3 (3)"), 0);
+	UE_EQ("filter.keeps_7", ue_trace_has("wr_filt: a=0x7 (7)"), 1);
+	ue_enable("wr_filt", 0);
+
+	/* A second instance gets its own copy of each record. */
+	mkdir(INSTANCE, 0755);
+	UE_EQ("instance.dir", ue_exists(INSTANCE "/events/user_events/wr_filt/enable"), 1);
+	UE_EQ("instance.enable", ue_write_text(INSTANCE "/events/user_events/wr_filt/enable", "1", O_TRUNC), 0);
+	ue_trace_clear();
+	v = 42;
+	UE_EQ("instance.write", wr(fd, idx, &v, 4), 8);
+	ue_read_text(INSTANCE "/trace", buf, sizeof(buf));
+	UE_EQ("instance.recorded", strstr(buf, "wr_filt: a=0x2a (42)") != NULL, 1);
+	UE_EQ("instance.not_in_top", ue_trace_has("wr_filt: a=0x2a"), 0);
+	ue_write_text(INSTANCE "/events/user_events/wr_filt/enable", "0", O_TRUNC);
+	UE_EQ("instance.disabled_ebadf", wr(fd, idx, &v, 4), -EBADF);
+	close(fd);
+	UE_EQ("instance.rmdir", rmdir(INSTANCE), 0);
+}
+
+int main(void)
+{
+	ue_suite = "write";
+	errno_rows();
+	validators();
+	trace_text();
+	filters_and_instances();
+	return ue_failures ? 1 : 0;
+}
