@@ -1,8 +1,9 @@
 #!/bin/bash
 # make check: build the module for every target kernel, boot each kernel in
 # QEMU (TCG) with a busybox initramfs, run the suites of tests/userspace
-# inside it, scan the console for kernel splats, print a kernel x suite table
-# and end with "N passed, N failed". Exits non-zero on any failure, splat,
+# inside it (among them the upstream user_events selftests, built from
+# Debian's linux-source-6.12), scan the console for kernel splats, print a
+# kernel x suite table and end with "N passed, N failed". Exits non-zero on any failure, splat,
 # timeout, or kernel that could not be fetched.
 #
 # Environment:
@@ -82,6 +83,16 @@ else
 	record "host fetch fail linux-source could not be fetched"
 fi
 
+# --- upstream selftests, built from linux-source (never committed) ----------
+sbin=$build/selftests
+mkdir -p "$sbin"
+if [ -n "${srctree:-}" ] && [ -d "$srctree" ]; then
+	say "building upstream user_events selftests from $srctree"
+	"$root/tests/selftests/build.sh" "$srctree" "$sbin" >>"$results"
+else
+	record "host selftests fail build no linux-source tree to build them from"
+fi
+
 # --- userspace tests (static, run inside the VMs) -----------------------------
 say "building userspace tests"
 ubin=$build/userspace
@@ -121,6 +132,11 @@ make_initramfs() { # kernel
 	chmod +x "$ir/init"
 	cp "$root"/tests/userspace/*.sh "$ir/tests/"
 	cp "$ubin"/* "$ir/tests/bin/"
+	mkdir -p "$ir/tests/selftests"
+	cp "$root/tests/selftests/expected" "$ir/tests/selftests/"
+	for f in "$sbin"/*; do
+		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$ir/tests/selftests/"
+	done
 	cp "$build/$k/mod/user_events.ko" "$build/$k/twin/user_events_twin.ko" "$ir/modules/"
 	cp "$root/VERSION" "$ir/modules/VERSION"
 	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$build/$k/initrd.gz"
@@ -194,6 +210,9 @@ for k in $kernels; do
 	t0=$(date +%s)
 	boot_and_run "$k"
 	say "$k: VM done in $(( $(date +%s) - t0 ))s"
+	# Informational selftests are not counted: say how many there were.
+	sed -n 's/^UE-INFO selftests summary: /selftests: /p' "$build/$k/console.log.txt" |
+		while read -r line; do say "$k: $line"; done
 	if grep -q "^$k [^ ]* fail" "$results"; then
 		say "$k: console log kept at $build/$k/console.log.txt"
 	fi
