@@ -17,6 +17,7 @@
 #include <linux/uio.h>
 
 #include "compat/uio.h"
+#include "enabler.h"
 #include "event.h"
 #include "files.h"
 #include "ue.h"
@@ -124,6 +125,8 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	ret = ue_reg_get(ureg, &reg);
 	if (ret)
 		return ret;
+	if (ue_enabler_exists(reg.enable_addr, reg.enable_bit))
+		return -EADDRINUSE;
 	cmd = strndup_user(u64_to_user_ptr(reg.name_args), UE_MAX_CMD);
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
@@ -131,9 +134,11 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
 	index = ue_file_ref_add(info, ev);
+	/* On a failed write the file keeps the event, as upstream. */
+	ret = index < 0 ? index : ue_enabler_create(ev, &reg);
 	ue_event_put(ev, false);
-	if (index < 0)
-		return index;
+	if (ret)
+		return ret;
 	/* A fault here is ignored, as upstream: the event is registered. */
 	ret = put_user((u32)index, &ureg->write_index);
 	return 0;
@@ -180,8 +185,7 @@ static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 	ret = ue_unreg_get(ureg, &unreg);
 	if (ret)
 		return ret;
-	/* No enabler of this process matches (enablers are not kept yet). */
-	return -ENOENT;
+	return ue_enabler_unregister(unreg.disable_addr, unreg.disable_bit);
 }
 
 static long ue_data_ioctl(struct file *file, unsigned int cmd,

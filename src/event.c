@@ -20,18 +20,20 @@
 #include "compat/event_call.h"
 #include "compat/event_fields.h"
 #include "compat/ksyms.h"
+#include "enabler.h"
 #include "event.h"
 #include "ue.h"
 
 #define UE_HASH_BITS	8
 
+/* Serialises registration, deletion and per-file state (ue.h). */
 DEFINE_MUTEX(ue_reg_mutex);
 unsigned int ue_max_events = 32768;
 
 static DEFINE_HASHTABLE(ue_events, UE_HASH_BITS);
 static unsigned int ue_nr_events;
 static u64 ue_multi_id;
-static struct workqueue_struct *ue_wq;
+struct workqueue_struct *ue_wq;
 
 static struct trace_event_functions ue_event_funcs = {
 	.trace = ue_event_print,
@@ -177,12 +179,12 @@ void ue_event_put(struct ue_event *ev, bool locked)
  * register or delete is judged on the state they left: upstream defers them
  * and a later DIAG_IOCSDEL can still see the event busy (issue 3, item 12).
  */
-static void ue_events_settle(void)
+void ue_events_settle(void)
 {
 	flush_workqueue(ue_wq);
 }
 
-/* Why this event's probes changed: recompute its status bits. */
+/* The event's probes changed: recompute its status, rewrite its bits. */
 static void ue_event_update_status(struct ue_event *ev)
 {
 	struct tracepoint_func *f;
@@ -202,6 +204,7 @@ static void ue_event_update_status(struct ue_event *ev)
 		rcu_read_unlock_sched();
 	}
 	WRITE_ONCE(ev->status, status);
+	ue_enablers_update(ev);
 }
 
 /* The core attaches and detaches ftrace and perf here, event_mutex held. */

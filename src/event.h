@@ -68,6 +68,9 @@ static inline bool ue_event_enabled(struct ue_event *ev)
 	return atomic_read(&ev->tp.key.enabled) > 0;
 }
 
+/* Run the releases that were deferred to the work queue. */
+void ue_events_settle(void);
+
 /* Walk every event, under event_mutex (status file). */
 void ue_events_for_each(void (*fn)(struct ue_event *ev, void *arg), void *arg);
 

@@ -10,6 +10,7 @@
 #include <linux/utsname.h>
 
 #include "compat/ksyms.h"
+#include "enabler.h"
 #include "event.h"
 #include "files.h"
 #include "write.h"
@@ -27,6 +28,9 @@ static int __init ue_module_init(void)
 	ret = ue_events_init();
 	if (ret)
 		goto fail_events;
+	ret = ue_fork_init();
+	if (ret)
+		goto fail_fork;
 	/* Last: once the files exist, user space can reach everything. */
 	ret = ue_files_create();
 	if (ret)
@@ -37,6 +41,8 @@ static int __init ue_module_init(void)
 	return 0;
 
 fail_files:
+	ue_fork_exit();
+fail_fork:
 	ue_events_exit();
 fail_events:
 	ue_write_exit();
@@ -50,6 +56,8 @@ fail_events:
 static void __exit ue_module_exit(void)
 {
 	ue_files_remove();
+	ue_fork_exit();
+	ue_enablers_exit();
 	ue_events_exit();
 	ue_write_exit();
 	pr_info("unloaded\n");

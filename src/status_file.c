@@ -44,6 +44,8 @@ static int ue_status_show(struct seq_file *m, void *v)
 {
 	struct ue_status st = { .m = m };
 
+	/* Show the state releases already finished have left. */
+	ue_events_settle();
 	ue_events_for_each(ue_status_line, &st);
 	seq_puts(m, "\n");
 	seq_printf(m, "Active: %u\n", st.active);

@@ -8,10 +8,17 @@
 #define UE_H
 
 #include <linux/mutex.h>
+#include <linux/workqueue.h>
 
 #include "../include/uapi/linux/user_events.h"
 
 /* Serialises registration, deletion and per-file state (spec 2.8). */
 extern struct mutex ue_reg_mutex;
+
+/*
+ * Deferred releases (event deletion from the core's callback, enablers of
+ * exited processes, fault-ins). ue_events_settle() drains it.
+ */
+extern struct workqueue_struct *ue_wq;
 
 #endif /* UE_H */

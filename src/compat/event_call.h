@@ -12,9 +12,9 @@
 #define UE_COMPAT_EVENT_CALL_H
 
 #include <linux/trace_events.h>
-#include <linux/version.h>
+#include "version.h"
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#if UE_LINUX_AT_LEAST(6, 1)
 static inline void ue_call_set_dynamic(struct trace_event_call *call)
 {
 	call->flags |= TRACE_EVENT_FL_DYNAMIC;

@@ -13,13 +13,7 @@
 
 #include <linux/string.h>
 #include <linux/trace_events.h>
-#include <linux/version.h>
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
-#define UE_FIELD_LEN(n)	.len = (n),
-#else
-#define UE_FIELD_LEN(n)
-#endif
+#include "version.h"
 
 /* One packed field (align 1); the core computes the filter type. */
 static inline void ue_set_event_field(struct trace_event_fields *dst,
@@ -33,12 +27,12 @@ static inline void ue_set_event_field(struct trace_event_fields *dst,
 		.align = 1,
 		.is_signed = is_signed,
 		.filter_type = FILTER_OTHER,
-		UE_FIELD_LEN(array_len)
+#if UE_LINUX_AT_LEAST(6, 1)
+		.len = array_len,
+#endif
 	};
 
 	memcpy(dst, &f, sizeof(f));
 }
-
-#undef UE_FIELD_LEN
 
 #endif /* UE_COMPAT_EVENT_FIELDS_H */

@@ -19,7 +19,9 @@
 
 #include "ksyms.h"
 
+/* Addresses of kernel data, see ksyms.h. */
 struct vfsmount **ue_ksym_tracefs_mount;
+/* The core's event_mutex (kernel/trace/trace_events.c). */
 struct mutex *ue_ksym_event_mutex;
 
 DEFINE_STATIC_CALL_NULL(ue_tracefs_create_file, tracefs_create_file);

@@ -12,12 +12,12 @@
 
 #include <linux/fs.h>
 #include <linux/uio.h>
-#include <linux/version.h>
+#include "version.h"
 
 /* Whether every byte left in @i could be faulted in for reading. */
 static inline bool ue_iter_fault_in(struct iov_iter *i)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
+#if UE_LINUX_AT_LEAST(5, 16)
 	return fault_in_iov_iter_readable(i, iov_iter_count(i)) == 0;
 #else
 	return iov_iter_fault_in_readable(i, iov_iter_count(i)) == 0;
@@ -28,7 +28,7 @@ static inline bool ue_iter_fault_in(struct iov_iter *i)
 static inline int ue_import_ubuf(const char __user *buf, size_t len,
 				 struct iovec *iov, struct iov_iter *i)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#if UE_LINUX_AT_LEAST(6, 3)
 	return import_ubuf(ITER_SOURCE, (void __user *)buf, len, i);
 #else
 	return import_single_range(WRITE, (void __user *)buf, len, iov, i);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events_data and user_events_status as the module skeleton provides
- * them (spec 1.1, 1.10). Run with the module loaded.
+ * user_events_data and user_events_status: open, read, unknown ioctls
+ * (spec 1.1, 1.7, 1.10). Run with the module loaded.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -65,10 +65,10 @@ int main(void)
 	/* Unknown ioctls are ENOTTY, as upstream (spec 1.7). */
 	UE_ERRNO("ioctl.unknown_enotty", ioctl(fd, _IO('*', 9)), ENOTTY);
 	UE_ERRNO("ioctl.other_magic_enotty", ioctl(fd, _IOW('x', 0, int), 0), ENOTTY);
-	/* Skeleton: the three ABI ioctls are not implemented yet. */
-	UE_ERRNO("ioctl.reg_enotty", ioctl(fd, DIAG_IOCSREG, &reg), ENOTTY);
-	UE_ERRNO("ioctl.del_enotty", ioctl(fd, DIAG_IOCSDEL, "x"), ENOTTY);
-	UE_ERRNO("ioctl.unreg_enotty", ioctl(fd, DIAG_IOCSUNREG, &unreg), ENOTTY);
+	/* The three ABI ioctls are known: a zeroed request is refused. */
+	UE_ERRNO("ioctl.reg_zeroed_einval", ioctl(fd, DIAG_IOCSREG, &reg), EINVAL);
+	UE_ERRNO("ioctl.del_unknown_enoent", ioctl(fd, DIAG_IOCSDEL, "x"), ENOENT);
+	UE_ERRNO("ioctl.unreg_unknown_enoent", ioctl(fd, DIAG_IOCSUNREG, &unreg), ENOENT);
 	close(fd);
 
 	return ue_failures ? 1 : 0;

@@ -22,6 +22,9 @@ static void del_rows(void)
 	/* A non-persistent event still referenced is always busy. */
 	UE_ERRNO("in_use_ebusy", ue_del(fd, "del_busy"), EBUSY);
 	UE_EQ("still_there", ue_exists(EVENTS "/del_busy"), 1);
+	UE_EQ("unreg", ue_unreg(fd, &word, 0), 0);
+	/* The file still lists it. */
+	UE_ERRNO("file_ref_ebusy", ue_del(fd, "del_busy"), EBUSY);
 	close(fd);
 	UE_EQ("gone_after_close", ue_exists(EVENTS "/del_busy"), 0);
 	fd = ue_open_data();
@@ -36,12 +39,14 @@ static void persist(void)
 	UE_EQ("persist.reg", ue_reg(fd, "del_pers u32 a", &word, 1,
 				    USER_EVENT_REG_PERSIST, NULL), 0);
 	UE_ERRNO("persist.in_use_ebusy", ue_del(fd, "del_pers"), EBUSY);
+	ue_unreg(fd, &word, 1);
 	close(fd);
 	UE_EQ("persist.survives_close", ue_exists(EVENTS "/del_pers"), 1);
 	fd = ue_open_data();
 	/* A later non-persistent registration gets the persistent event. */
 	UE_EQ("persist.rereg_plain", ue_reg(fd, "del_pers u32 a", &word, 2, 0, NULL), 0);
 	UE_ERRNO("persist.rereg_busy", ue_del(fd, "del_pers"), EBUSY);
+	ue_unreg(fd, &word, 2);
 	close(fd);
 	UE_EQ("persist.still_persistent", ue_exists(EVENTS "/del_pers"), 1);
 	fd = ue_open_data();
@@ -63,6 +68,7 @@ static void status_and_settle(void)
 	UE_STREQ("status.ftrace", buf, "st_one # Used by ftrace\n\nActive: 1\nBusy: 1\n");
 
 	/* Closed while enabled: the event stays until ftrace lets go... */
+	ue_unreg(fd, &word, 3);
 	close(fd);
 	UE_EQ("settle.kept_while_enabled", ue_exists(EVENTS "/st_one"), 1);
 	UE_EQ("settle.disable", ue_enable("st_one", 0), 0);

@@ -214,13 +214,30 @@ static void indices_and_dirs(void)
 	UE_ERRNO("match.struct_name",
 		 ue_reg(fd1, "reg_s struct y a 8", &word, 9, 0, NULL), EADDRINUSE);
 
-	/* Events go when the last file using them closes (spec 2.7). */
+	/*
+	 * Events go when nothing uses them any more (spec 2.7): here the
+	 * enablers go first, then the files.
+	 */
+	for (k = 0; k <= 8; k++)
+		if (k != 3 && k != 7)
+			ue_unreg(fd1, &word, k);
 	close(fd1);
 	UE_EQ("autodelete.still_used_by_fd2", ue_exists(EVENTS "/reg_idx_b"), 1);
 	UE_EQ("autodelete.only_fd1", ue_exists(EVENTS "/reg_idx_a"), 0);
 	UE_EQ("autodelete.match_events", ue_exists(EVENTS "/reg_m"), 0);
+	ue_unreg(fd2, &word, 3);
+	UE_EQ("autodelete.kept_by_fd2", ue_exists(EVENTS "/reg_idx_b"), 1);
 	close(fd2);
 	UE_EQ("autodelete.last_fd", ue_exists(EVENTS "/reg_idx_b"), 0);
+}
+
+static void rows(void)
+{
+	int fd = ue_open_data();
+
+	rows_1_to_9(fd);
+	rows_11_to_16(fd);
+	close(fd);
 }
 
 int main(void)
@@ -228,15 +245,10 @@ int main(void)
 	int fd;
 
 	ue_suite = "reg";
-	fd = ue_open_data();
-	if (fd < 0) {
-		ue_result("open", 0, strerror(errno));
-		return 1;
-	}
-	rows_1_to_9(fd);
-	rows_11_to_16(fd);
-	close(fd);
-	UE_EQ("rows.cleaned_up", ue_exists(EVENTS "/reg_clash"), 0);
+	/* The process's exit releases what the rows registered. */
+	ue_in_child(rows);
+	UE_EQ("rows.cleaned_up_by_exit", ue_exists(EVENTS "/reg_clash"), 0);
+	UE_EQ("rows.long_cleaned_up_by_exit", ue_exists(EVENTS "/reg_long"), 0);
 	indices_and_dirs();
 	/* An O_RDONLY descriptor registers too: ioctl ignores f_mode (1.1). */
 	fd = open(TRACEFS "/user_events_data", O_RDONLY);

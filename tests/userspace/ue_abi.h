@@ -11,12 +11,16 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/user_events.h>
 
 #include "ue_test.h"
 
 #define TRACEFS "/sys/kernel/tracing"
+
+/* An unmapped user address, hidden from the compiler's buffer checks. */
+static void *volatile ue_bad_ptr = (void *)8;
 #define EVENTS TRACEFS "/events/user_events"
 
 static inline int ue_open_data(void)
@@ -41,6 +45,37 @@ static inline int ue_reg(int fd, const char *cmd, __u32 *word, int bit,
 	if (!ret && index)
 		*index = reg.write_index;
 	return ret;
+}
+
+/* DIAG_IOCSUNREG of a 4-byte word's bit; the ioctl's result. */
+static inline int ue_unreg(int fd, __u32 *word, int bit)
+{
+	struct user_unreg u = {
+		.size = sizeof(u),
+		.disable_bit = bit,
+		.disable_addr = (__u64)(uintptr_t)word,
+	};
+
+	return ioctl(fd, DIAG_IOCSUNREG, &u);
+}
+
+/*
+ * Run @fn in a child process: its exit releases every enabler and file it
+ * had (spec 1.9), so the parent can check what is left.
+ */
+static inline void ue_in_child(void (*fn)(void))
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (!pid) {
+		fn();
+		fflush(stdout);
+		_exit(ue_failures ? 1 : 0);
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		ue_failures++;
 }
 
 static inline int ue_del(int fd, const char *name)

@@ -25,8 +25,8 @@ static inline void ue_result(const char *name, int ok, const char *detail)
 /* Integer equality. */
 #define UE_EQ(name, got, want) do {					\
 	long long __g = (long long)(got), __w = (long long)(want);	\
-	char __d[160];							\
-	snprintf(__d, sizeof(__d), "%s = %lld (0x%llx), want %lld (0x%llx)", \
+	char __d[512];							\
+	snprintf(__d, sizeof(__d), "%.160s = %lld (0x%llx), want %lld (0x%llx)", \
 		 #got, __g, (unsigned long long)__g, __w,		\
 		 (unsigned long long)__w);				\
 	ue_result(name, __g == __w, __d);				\
@@ -36,11 +36,11 @@ static inline void ue_result(const char *name, int ok, const char *detail)
 #define UE_ERRNO(name, call, err) do {					\
 	int __want = (err), __got;					\
 	long __r;							\
-	char __d[160];							\
+	char __d[512];							\
 	errno = 0;							\
 	__r = (long)(call);						\
 	__got = errno;							\
-	snprintf(__d, sizeof(__d), "%s returned %ld, errno %d (%s), want errno %d (%s)", \
+	snprintf(__d, sizeof(__d), "%.160s returned %ld, errno %d (%.40s), want errno %d (%.40s)", \
 		 #call, __r, __got, strerror(__got), __want, strerror(__want)); \
 	ue_result(name, __r == -1 && __got == __want, __d);		\
 } while (0)
@@ -48,8 +48,8 @@ static inline void ue_result(const char *name, int ok, const char *detail)
 /* String equality. */
 #define UE_STREQ(name, got, want) do {					\
 	const char *__gs = (got), *__ws = (want);			\
-	char __d[512];							\
-	snprintf(__d, sizeof(__d), "got \"%s\", want \"%s\"", __gs, __ws); \
+	char __d[1024];							\
+	snprintf(__d, sizeof(__d), "got \"%.480s\", want \"%.480s\"", __gs, __ws); \
 	ue_result(name, strcmp(__gs, __ws) == 0, __d);			\
 } while (0)
 

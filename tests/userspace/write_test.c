@@ -4,6 +4,7 @@
  * __rel_loc validators, payloads beyond min_size, the text of every field
  * type in "trace" (spec 1.12), ftrace filters, and a second trace instance.
  */
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 
@@ -38,7 +39,7 @@ static void errno_rows(void)
 	UE_EQ("negative_index_einval", wr(fd, -1, NULL, 0), -EINVAL);
 	memcpy(buf, &index, sizeof(index));
 	UE_ERRNO("pwrite_offset_efault", pwrite(fd, buf, 4, 1), EFAULT);
-	UE_ERRNO("bad_buffer_efault", write(fd, (void *)8, 8), EFAULT);
+	UE_ERRNO("bad_buffer_efault", write(fd, ue_bad_ptr, 8), EFAULT);
 
 	UE_EQ("reg", ue_reg(fd, "wr_rows u32 a", &word, 0, 0, &idx), 0);
 	UE_EQ("index_past_end_enoent", wr(fd, idx + 1, &payload, 4), -ENOENT);
@@ -50,7 +51,7 @@ static void errno_rows(void)
 	/* Bytes beyond min_size are accepted (dynamic data lives there). */
 	UE_EQ("longer_payload_ok", wr(fd, idx, "12345678", 8), 12);
 	UE_EQ("enabled_short_einval", wr(fd, idx, &payload, 2), -EINVAL);
-	UE_EQ("enabled_bad_payload_efault", wr(fd, idx, (void *)8, 4), -EFAULT);
+	UE_EQ("enabled_bad_payload_efault", wr(fd, idx, ue_bad_ptr, 4), -EFAULT);
 	UE_EQ("disable", ue_enable("wr_rows", 0), 0);
 	UE_EQ("disabled_again_ebadf", wr(fd, idx, &payload, 4), -EBADF);
 	close(fd);
@@ -139,7 +140,7 @@ static void trace_text(void)
 	UE_EQ("text.empty_reg", ue_reg(fd, "wr_empty", &word, 4, 0, &idx), 0);
 	ue_enable("wr_empty", 1);
 	UE_EQ("text.empty_write", wr(fd, idx, NULL, 0), 4);
-	UE_EQ("text.empty_line", ue_trace_has("wr_empty: No fields found\n"), 1);
+	UE_EQ("text.empty_line", ue_trace_has("wr_empty:No fields found\n"), 1);
 	ue_enable("wr_all", 0);
 	ue_enable("wr_empty", 0);
 	close(fd);

@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Enable bits: the kernel keeps bit B of the word at address A of a process
+ * equal to "event E has a probe attached" (spec 1.9, 2.6).
+ *
+ * Tracking without kernel hooks. Upstream hangs its tracking object off
+ * task_struct and is called from fork, exec and exit. A module cannot, so
+ * tracking here is per mm, not per task lineage:
+ *  - one struct ue_mm per address space that registered, found by its mm
+ *    and tied to it with an mmu_notifier (mmu_notifier_get());
+ *  - its .release, run by exit_mmap() when the last user of the mm goes
+ *    (the last thread exits, or exec replaced the image), retires the
+ *    enablers; the work it queues is drained before the next registration
+ *    or deletion is judged, so an exit is in effect by then;
+ *  - fork without CLONE_VM: fork.c copies the parent's enablers into the
+ *    child before the child first runs user code;
+ *  - CLONE_VM children (threads, vfork, clone(CLONE_VM)) share the mm and
+ *    so share its enablers.
+ * Differences from upstream, all of them documented in the README: every
+ * thread of a process shares one set of enablers (upstream: only the
+ * registering task and CLONE_VM children created after it, with a separate
+ * set for another thread that registers); enablers live until the address
+ * space dies rather than until the last task of a lineage exits; a vfork
+ * child that execs leaves them to its parent, as upstream.
+ *
+ * Locking: the enabler lists and the ue_mm table change under event_mutex
+ * (taken by the core around status changes) and are read under RCU by the
+ * fork probe; ue_mm creation is serialised by ue_reg_mutex.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hashtable.h>
+#include <linux/mmu_notifier.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include "compat/gup.h"
+#include "compat/ksyms.h"
+#include "enabler.h"
+#include "event.h"
+
+/* Attempts at faulting in an enable word before giving up (spec 1.13). */
+#define UE_FAULT_ATTEMPTS	10
+
+/* ue_mm.flags */
+#define UE_MM_DETACHED		0	/* out of the table, notifier put */
+
+struct ue_mm {
+	struct mmu_notifier	mn;		/* mn.mm is the address space */
+	struct hlist_node	node;		/* ue_mms, by mm */
+	struct list_head	enablers;
+	struct work_struct	release_work;
+	struct rcu_head		rcu;
+	unsigned long		flags;
+};
+
+struct ue_enabler {
+	struct list_head	link;		/* ue_mm.enablers */
+	struct ue_event		*ev;		/* referenced */
+	struct ue_mm		*um;
+	u64			addr;		/* as registered */
+	u8			bit;		/* as registered */
+	bool			word32;		/* enable_size 4 */
+	bool			faulting;	/* fault_work queued */
+	bool			freeing;	/* off its list; fault_work frees */
+	int			attempt;
+	struct mm_struct	*fault_mm;	/* grabbed while faulting */
+	struct work_struct	fault_work;
+	struct rcu_head		rcu;
+};
+
+static DEFINE_HASHTABLE(ue_mms, 6);
+
+static struct ue_mm *ue_mm_find(struct mm_struct *mm)
+{
+	struct ue_mm *um;
+
+	hash_for_each_possible_rcu(ue_mms, um, node, (unsigned long)mm)
+		if (um->mn.mm == mm && !test_bit(UE_MM_DETACHED, &um->flags))
+			return um;
+	return NULL;
+}
+
+/*
+ * The 8-byte-aligned word and bit that an atomic update covers: a 4-byte
+ * word at an address 4 mod 8 is the upper half of its long (spec 1.9).
+ */
+static void ue_word(u64 addr, u8 bit, bool word32, unsigned long *waddr,
+		    int *wbit)
+{
+	*waddr = addr;
+	*wbit = bit;
+	if (!word32 || BITS_PER_LONG == 32)
+		return;
+	if (addr & 7) {
+		*waddr = addr & ~7ULL;
+		if (!IS_ENABLED(CONFIG_CPU_BIG_ENDIAN))
+			*wbit += 32;
+	} else if (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN)) {
+		*wbit += 32;
+	}
+}
+
+/*
+ * Set or clear one bit of @mm's memory without faulting (where the kernel
+ * can). -ENOENT if the address space is going away, -EFAULT if the page is
+ * not present and writable.
+ */
+static int ue_bit_write(struct mm_struct *mm, u64 addr, u8 bit, bool word32,
+			bool set)
+{
+	unsigned long waddr;
+	struct page *page;
+	int wbit, ret = -EFAULT;
+	void *kaddr;
+
+	ue_word(addr, bit, word32, &waddr, &wbit);
+	/* Never touch an address space whose users are all gone. */
+	if (!mmget_not_zero(mm))
+		return -ENOENT;
+	mmap_read_lock(mm);
+	if (ue_pin_page(mm, waddr, &page) == 1) {
+		kaddr = ue_kmap(page);
+		if (set)
+			set_bit(wbit, kaddr + offset_in_page(waddr));
+		else
+			clear_bit(wbit, kaddr + offset_in_page(waddr));
+		ue_kunmap(kaddr);
+		unpin_user_pages_dirty_lock(&page, 1, true);
+		ret = 0;
+	}
+	mmap_read_unlock(mm);
+	/* The last user may go here: let exit_mmap() run elsewhere. */
+	mmput_async(mm);
+	return ret;
+}
+
+/* Fault the word in for writing, as the process itself would; 0 if it is. */
+static int ue_fault_in(struct mm_struct *mm, u64 addr, u8 bit, bool word32)
+{
+	unsigned long waddr;
+	bool unlocked = false;
+	int wbit, ret = -ENOENT;
+
+	ue_word(addr, bit, word32, &waddr, &wbit);
+	if (!mmget_not_zero(mm))
+		return ret;
+	mmap_read_lock(mm);
+	ret = fixup_user_fault(mm, waddr, FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+			       &unlocked);
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return ret;
+}
+
+/* Write, faulting in between attempts; no lock held (spec 1.9). */
+static int ue_bit_write_sync(struct mm_struct *mm, u64 addr, u8 bit,
+			     bool word32, bool set)
+{
+	int i, ret = -EFAULT;
+
+	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
+		ret = ue_bit_write(mm, addr, bit, word32, set);
+		if (ret != -EFAULT || ue_fault_in(mm, addr, bit, word32))
+			break;
+	}
+	return ret;
+}
+
+static void ue_enabler_free(struct ue_enabler *en)
+{
+	ue_event_put(en->ev, false);
+	kfree_rcu(en, rcu);
+}
+
+static void ue_enabler_fault_work(struct work_struct *work);
+
+/* Write the event's state into the enabler's word; event_mutex held. */
+static void ue_enabler_write(struct ue_enabler *en)
+{
+	struct mm_struct *mm = en->um->mn.mm;
+	int ret;
+
+	lockdep_assert_held(ue_ksym_event_mutex);
+	/* A queued fault-in writes the state it finds when it is done. */
+	if (en->faulting || en->freeing)
+		return;
+	ret = ue_bit_write(mm, en->addr, en->bit, en->word32,
+			   READ_ONCE(en->ev->status));
+	if (ret != -EFAULT)
+		return;
+	/* Not present or read-only (COW, swapped out): fault in elsewhere. */
+	if (en->attempt++ >= UE_FAULT_ATTEMPTS)
+		return;
+	en->faulting = true;
+	mmgrab(mm);
+	en->fault_mm = mm;
+	queue_work(ue_wq, &en->fault_work);
+}
+
+static void ue_enabler_fault_work(struct work_struct *work)
+{
+	struct ue_enabler *en = container_of(work, struct ue_enabler,
+					     fault_work);
+	struct mm_struct *mm = en->fault_mm;
+	bool freeing;
+	int ret;
+
+	ret = ue_fault_in(mm, en->addr, en->bit, en->word32);
+	if (ret && ret != -ENOENT)
+		pr_warn("Fault for mm: 0x%pK @ 0x%llx event: %s\n", mm,
+			en->addr, en->ev->tp_name);
+	mutex_lock(ue_ksym_event_mutex);
+	en->faulting = false;
+	freeing = en->freeing;
+	if (!freeing && !ret)
+		ue_enabler_write(en);
+	mutex_unlock(ue_ksym_event_mutex);
+	mmdrop(mm);
+	if (freeing)
+		ue_enabler_free(en);
+}
+
+void ue_enablers_update(struct ue_event *ev)
+{
+	struct ue_enabler *en;
+	struct ue_mm *um;
+	int bkt;
+
+	lockdep_assert_held(ue_ksym_event_mutex);
+	hash_for_each(ue_mms, bkt, um, node)
+		list_for_each_entry(en, &um->enablers, link)
+			if (en->ev == ev) {
+				en->attempt = 0;
+				ue_enabler_write(en);
+			}
+}
+
+/* Take @en off its list; returns whether the caller frees it now. */
+static bool ue_enabler_unlink(struct ue_enabler *en)
+{
+	lockdep_assert_held(ue_ksym_event_mutex);
+	list_del_rcu(&en->link);
+	en->freeing = true;
+	return !en->faulting;
+}
+
+/* --- address spaces ------------------------------------------------------ */
+
+static struct mmu_notifier *ue_mn_alloc(struct mm_struct *mm)
+{
+	struct ue_mm *um = kzalloc(sizeof(*um), GFP_KERNEL_ACCOUNT);
+
+	if (!um)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&um->enablers);
+	return &um->mn;
+}
+
+static void ue_mn_free(struct mmu_notifier *mn)
+{
+	/* The fork probe may still be looking at it under RCU. */
+	struct ue_mm *um = container_of(mn, struct ue_mm, mn);
+
+	kfree_rcu(um, rcu);
+}
+
+/*
+ * Take @um out of the table and put its notifier; once per ue_mm, with
+ * event_mutex held, which this releases.
+ */
+static void ue_mm_detach_unlock(struct ue_mm *um)
+{
+	struct ue_enabler *en, *tmp;
+	LIST_HEAD(free);
+
+	lockdep_assert_held(ue_ksym_event_mutex);
+	hash_del_rcu(&um->node);
+	list_for_each_entry_safe(en, tmp, &um->enablers, link)
+		if (ue_enabler_unlink(en))
+			list_add(&en->link, &free);
+	mutex_unlock(ue_ksym_event_mutex);
+	list_for_each_entry_safe(en, tmp, &free, link)
+		ue_enabler_free(en);
+	mmu_notifier_put(&um->mn);
+}
+
+static void ue_mm_release_work(struct work_struct *work)
+{
+	mutex_lock(ue_ksym_event_mutex);
+	ue_mm_detach_unlock(container_of(work, struct ue_mm, release_work));
+}
+
+/*
+ * exit_mmap(): the address space is dying (its last user exited, or exec
+ * replaced it); its enablers go with it. Done here when event_mutex is free,
+ * so that the exit is in effect when the parent's wait returns. If the lock
+ * is taken, possibly by this very task (an mmput() in a path that holds it),
+ * a work item does it, which ue_events_settle() drains.
+ */
+static void ue_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	struct ue_mm *um = container_of(mn, struct ue_mm, mn);
+
+	if (test_and_set_bit(UE_MM_DETACHED, &um->flags))
+		return;
+	if (mutex_trylock(ue_ksym_event_mutex))
+		ue_mm_detach_unlock(um);
+	else
+		queue_work(ue_wq, &um->release_work);
+}
+
+static const struct mmu_notifier_ops ue_mn_ops = {
+	.release	= ue_mn_release,
+	.alloc_notifier	= ue_mn_alloc,
+	.free_notifier	= ue_mn_free,
+};
+
+/* The ue_mm of current's address space, created if needed. */
+static struct ue_mm *ue_mm_current(void)
+{
+	struct mmu_notifier *mn;
+	struct ue_mm *um;
+
+	lockdep_assert_held(&ue_reg_mutex);
+	rcu_read_lock();
+	um = ue_mm_find(current->mm);
+	rcu_read_unlock();
+	if (um)
+		return um;
+	mn = mmu_notifier_get(&ue_mn_ops, current->mm);
+	if (IS_ERR(mn))
+		return ERR_CAST(mn);
+	um = container_of(mn, struct ue_mm, mn);
+	INIT_WORK(&um->release_work, ue_mm_release_work);
+	mutex_lock(ue_ksym_event_mutex);
+	hash_add_rcu(ue_mms, &um->node, (unsigned long)current->mm);
+	mutex_unlock(ue_ksym_event_mutex);
+	return um;
+}
+
+/* --- registration ------------------------------------------------------- */
+
+bool ue_enabler_exists(u64 addr, u8 bit)
+{
+	struct ue_enabler *en;
+	struct ue_mm *um;
+	bool found = false;
+
+	/* Looking does not create tracking state (unlike upstream). */
+	rcu_read_lock();
+	um = ue_mm_find(current->mm);
+	if (um)
+		list_for_each_entry_rcu(en, &um->enablers, link)
+			if (en->addr == addr && en->bit == bit)
+				found = true;
+	rcu_read_unlock();
+	return found;
+}
+
+/* Add an enabler holding a reference on @ev (consumed either way). */
+static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
+			  u8 bit, bool word32)
+{
+	struct mm_struct *mm = um->mn.mm;
+	struct ue_enabler *en;
+	int i, ret = -ENOMEM;
+
+	en = kzalloc(sizeof(*en), GFP_KERNEL_ACCOUNT);
+	if (!en)
+		goto put;
+	en->ev = ev;
+	en->um = um;
+	en->addr = addr;
+	en->bit = bit;
+	en->word32 = word32;
+	INIT_WORK(&en->fault_work, ue_enabler_fault_work);
+
+	/* Write the current state and list it under one hold of the lock. */
+	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
+		mutex_lock(ue_ksym_event_mutex);
+		ret = ue_bit_write(mm, addr, bit, word32, READ_ONCE(ev->status));
+		if (!ret)
+			list_add_rcu(&en->link, &um->enablers);
+		mutex_unlock(ue_ksym_event_mutex);
+		if (ret != -EFAULT || ue_fault_in(mm, addr, bit, word32))
+			break;
+	}
+	if (!ret)
+		return 0;
+	kfree(en);
+put:
+	ue_event_put(ev, false);
+	return ret;
+}
+
+int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg)
+{
+	struct ue_mm *um = ue_mm_current();
+
+	if (IS_ERR(um))
+		return PTR_ERR(um);
+	return ue_enabler_add(um, ue_event_get(ev), reg->enable_addr,
+			      reg->enable_bit, reg->enable_size == 4);
+}
+
+int ue_enabler_unregister(u64 addr, u8 bit)
+{
+	struct ue_enabler *en, *tmp;
+	bool found = false, word32 = false;
+	struct ue_mm *um;
+	LIST_HEAD(free);
+
+	lockdep_assert_held(&ue_reg_mutex);
+	rcu_read_lock();
+	um = ue_mm_find(current->mm);
+	rcu_read_unlock();
+	if (!um)
+		return -ENOENT;
+	mutex_lock(ue_ksym_event_mutex);
+	list_for_each_entry_safe(en, tmp, &um->enablers, link) {
+		if (en->addr != addr || en->bit != bit)
+			continue;
+		found = true;
+		word32 = en->word32;
+		if (ue_enabler_unlink(en))
+			list_add(&en->link, &free);
+	}
+	mutex_unlock(ue_ksym_event_mutex);
+	if (!found)
+		return -ENOENT;
+	list_for_each_entry_safe(en, tmp, &free, link)
+		ue_enabler_free(en);
+	/* The bit is cleared whatever the event's state (spec 1.7). */
+	return ue_bit_write_sync(current->mm, addr, bit, word32, false);
+}
+
+/* --- fork ---------------------------------------------------------------- */
+
+static void ue_fork_put_work(struct work_struct *work)
+{
+	ue_fork_drop(container_of(work, struct ue_fork_snap, put_work), false);
+}
+
+/*
+ * In the fork tracepoint (preemption disabled): the enablers of the parent's
+ * address space, each with a reference on its event, or NULL.
+ */
+struct ue_fork_snap *ue_fork_snapshot(struct mm_struct *parent)
+{
+	struct ue_fork_snap *snap = NULL;
+	struct ue_enabler *en;
+	struct ue_mm *um;
+	u32 n = 0;
+
+	rcu_read_lock();
+	um = ue_mm_find(parent);
+	if (!um)
+		goto out;
+	list_for_each_entry_rcu(en, &um->enablers, link)
+		n++;
+	if (!n)
+		goto out;
+	snap = kmalloc(struct_size(snap, e, n), GFP_NOWAIT | __GFP_NOWARN);
+	if (!snap)
+		goto out;
+	snap->nr = 0;
+	list_for_each_entry_rcu(en, &um->enablers, link) {
+		if (snap->nr == n)
+			break;
+		if (READ_ONCE(en->freeing) ||
+		    !refcount_inc_not_zero(&en->ev->refcnt))
+			continue;
+		snap->e[snap->nr].ev = en->ev;
+		snap->e[snap->nr].addr = en->addr;
+		snap->e[snap->nr].bit = en->bit;
+		snap->e[snap->nr].word32 = en->word32;
+		snap->nr++;
+	}
+	INIT_WORK(&snap->put_work, ue_fork_put_work);
+out:
+	rcu_read_unlock();
+	return snap;
+}
+
+/* Drop a snapshot; from atomic context the references go in a work item. */
+void ue_fork_drop(struct ue_fork_snap *snap, bool atomic)
+{
+	u32 i;
+
+	if (atomic) {
+		queue_work(ue_wq, &snap->put_work);
+		return;
+	}
+	for (i = 0; i < snap->nr; i++)
+		ue_event_put(snap->e[i].ev, false);
+	kfree(snap);
+}
+
+/*
+ * In the child, before it first runs user code: its own enablers, written
+ * with the current state (the copied words may be stale by now).
+ */
+void ue_fork_attach(struct ue_fork_snap *snap)
+{
+	struct ue_mm *um;
+	u32 i;
+
+	mutex_lock(&ue_reg_mutex);
+	um = (current->flags & PF_EXITING) || !current->mm ?
+		ERR_PTR(-ESRCH) : ue_mm_current();
+	for (i = 0; i < snap->nr; i++) {
+		if (IS_ERR(um) || ue_enabler_exists(snap->e[i].addr,
+						    snap->e[i].bit)) {
+			ue_event_put(snap->e[i].ev, false);
+			continue;
+		}
+		/* A failed write leaves the child without this enabler. */
+		ue_enabler_add(um, snap->e[i].ev, snap->e[i].addr,
+			       snap->e[i].bit, snap->e[i].word32);
+	}
+	mutex_unlock(&ue_reg_mutex);
+	kfree(snap);
+}
+
+/*
+ * At unload no event exists, so no enabler does; what is left are address
+ * spaces still registered with our notifier.
+ */
+void ue_enablers_exit(void)
+{
+	struct hlist_node *tmp;
+	struct ue_mm *um;
+	int bkt;
+
+	flush_workqueue(ue_wq);
+	mutex_lock(ue_ksym_event_mutex);
+	hash_for_each_safe(ue_mms, bkt, tmp, um, node) {
+		if (test_and_set_bit(UE_MM_DETACHED, &um->flags))
+			continue;
+		hash_del_rcu(&um->node);
+		mmu_notifier_put(&um->mn);
+	}
+	mutex_unlock(ue_ksym_event_mutex);
+	/* Wait for .release callbacks and the notifiers' frees. */
+	mmu_notifier_synchronize();
+	flush_workqueue(ue_wq);
+}

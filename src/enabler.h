@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Enable bits in user memory (spec 1.9, 2.6) and the processes that own
+ * them. See enabler.c for how processes are tracked without kernel hooks.
+ */
+#ifndef UE_ENABLER_H
+#define UE_ENABLER_H
+
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "ue.h"
+
+struct ue_event;
+struct ue_mm;
+
+/* DIAG_IOCSREG row 10: current has an enabler at exactly (addr, bit). */
+bool ue_enabler_exists(u64 addr, u8 bit);
+
+/*
+ * DIAG_IOCSREG rows 20-21: an enabler of @ev for current, its bit written
+ * with the event's state before this returns; 0 or a negative errno.
+ */
+int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg);
+
+/* DIAG_IOCSUNREG (spec 1.7): 0, -ENOENT, or the bit clear's error. */
+int ue_enabler_unregister(u64 addr, u8 bit);
+
+/* The event's status changed: rewrite all its bits; event_mutex held. */
+void ue_enablers_update(struct ue_event *ev);
+
+/* The enablers a forked child gets: a copy of its parent's, referenced. */
+struct ue_fork_snap {
+	struct callback_head	twork;		/* runs ue_fork_attach() */
+	struct work_struct	put_work;
+	u32			nr;
+	struct {
+		struct ue_event	*ev;
+		u64		addr;
+		u8		bit;
+		bool		word32;
+	} e[];
+};
+
+struct ue_fork_snap *ue_fork_snapshot(struct mm_struct *parent);
+void ue_fork_attach(struct ue_fork_snap *snap);
+void ue_fork_drop(struct ue_fork_snap *snap, bool atomic);
+
+/* At unload, after the last event: let go of every address space. */
+void ue_enablers_exit(void);
+
+/* fork.c: the task_newtask probe. */
+int ue_fork_init(void);
+void ue_fork_exit(void);
+
+#endif /* UE_ENABLER_H */

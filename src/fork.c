@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fork without CLONE_VM gives the child its own copy of the parent's
+ * enablers (spec 1.9). Upstream is called from copy_process(); we attach to
+ * the task_newtask tracepoint, which fires at the same place and carries the
+ * clone flags. Its probes run with preemption disabled, so the probe only
+ * snapshots the parent's enablers (GFP_NOWAIT) and hands them to the child
+ * as task work, which runs in the child, able to sleep, before it first
+ * returns to user space; the child's words are written with the current
+ * state then, closing the window between the copy of memory and the copy
+ * of the enablers.
+ *
+ * The probe stays registered while the module is loaded; it returns at once
+ * for a parent with no enablers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/task_work.h>
+#include <linux/tracepoint.h>
+
+#include "enabler.h"
+
+static struct tracepoint *ue_tp_newtask;
+
+static void ue_fork_task_work(struct callback_head *cb)
+{
+	ue_fork_attach(container_of(cb, struct ue_fork_snap, twork));
+}
+
+static void ue_newtask_probe(void *data, struct task_struct *child,
+			     unsigned long clone_flags)
+{
+	struct ue_fork_snap *snap;
+
+	/* CLONE_VM children share the address space, and its enablers. */
+	if (clone_flags & CLONE_VM)
+		return;
+	if (!child->mm || (child->flags & PF_KTHREAD))
+		return;
+	snap = ue_fork_snapshot(current->mm);
+	if (!snap)
+		return;
+	if (!snap->nr) {
+		kfree(snap);
+		return;
+	}
+	init_task_work(&snap->twork, ue_fork_task_work);
+	if (task_work_add(child, &snap->twork, TWA_RESUME))
+		ue_fork_drop(snap, true);
+}
+
+static void ue_find_newtask(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "task_newtask"))
+		ue_tp_newtask = tp;
+}
+
+int ue_fork_init(void)
+{
+	int ret;
+
+	for_each_kernel_tracepoint(ue_find_newtask, NULL);
+	if (!ue_tp_newtask) {
+		pr_err("cannot load: tracepoint task_newtask not found\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(ue_tp_newtask, ue_newtask_probe, NULL);
+	if (ret)
+		pr_err("cannot load: task_newtask probe: %d\n", ret);
+	return ret;
+}
+
+void ue_fork_exit(void)
+{
+	tracepoint_probe_unregister(ue_tp_newtask, ue_newtask_probe, NULL);
+	tracepoint_synchronize_unregister();
+}

@@ -1,0 +1,21 @@
+# The ABI suites (issue 3): registration, format, write path, delete and
+# status, each a C program with its own suite name; then module lifetime
+# (spec 3.7): rmmod is refused while any user event exists.
+SUITE=abi
+. /tests/lib.sh
+ue_ok insmod insmod /modules/user_events.ko
+for t in reg_test fmt_test write_test del_test enable_test; do
+	/tests/bin/$t
+	ue_eq "$t.exit_status" $? 0
+done
+ue_eq no_events_left "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
+
+# A persistent event outlives its creator and pins the module.
+ue_ok lifetime.make_persistent /tests/bin/del_test make-persistent
+ue_ok lifetime.persistent_exists test -d /sys/kernel/tracing/events/user_events/del_pin
+ue_eq lifetime.rmmod_refused "$(/tests/bin/ue_modctl unload user_events)" EAGAIN
+ue_ok lifetime.delete_persistent /tests/bin/del_test delete-persistent
+ue_ok lifetime.rmmod rmmod user_events
+ue_nok lifetime.events_dir_gone test -e /sys/kernel/tracing/events/user_events
+ue_ok lifetime.reload insmod /modules/user_events.ko
+ue_ok lifetime.rmmod_again rmmod user_events

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Enable bits (spec 1.9) and DIAG_IOCSUNREG (spec 1.7): the bit follows
+ * ftrace, a second instance and perf; only that bit of the word changes;
+ * 4- and 8-byte words and the 32-on-64 rule; DIAG_IOCSREG rows 10 and 21;
+ * and process lifetimes: fork (with COW), CLONE_VM, exec and exit; pages
+ * dropped with MADV_DONTNEED.
+ */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "ue_abi.h"
+
+#define INSTANCE TRACEFS "/instances/ue_enable_test"
+
+static const char *self;
+
+static int reg_word(int fd, const char *cmd, void *addr, int size, int bit)
+{
+	struct user_reg reg = {
+		.size = sizeof(reg), .enable_bit = bit, .enable_size = size,
+		.enable_addr = (__u64)(uintptr_t)addr,
+		.name_args = (__u64)(uintptr_t)cmd,
+	};
+
+	return ioctl(fd, DIAG_IOCSREG, &reg);
+}
+
+static int unreg(int fd, void *addr, int bit)
+{
+	struct user_unreg u = {
+		.size = sizeof(u), .disable_bit = bit,
+		.disable_addr = (__u64)(uintptr_t)addr,
+	};
+
+	return ioctl(fd, DIAG_IOCSUNREG, &u);
+}
+
+/* Wait up to a second for *@word & @mask to become @want. */
+static int wait_bits(volatile __u32 *word, __u32 mask, __u32 want)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if ((*word & mask) == want)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return (*word & mask) == want;
+}
+
+static int perf_open(const char *name)
+{
+	struct perf_event_attr pe = { 0 };
+	char path[256], id[32];
+
+	snprintf(path, sizeof(path), EVENTS "/%s/id", name);
+	if (ue_read_text(path, id, sizeof(id)) < 0)
+		return -1;
+	pe.type = PERF_TYPE_TRACEPOINT;
+	pe.size = sizeof(pe);
+	pe.config = atoi(id);
+	pe.sample_type = PERF_SAMPLE_RAW;
+	pe.sample_period = 1;
+	pe.wakeup_events = 1;
+	return syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+}
+
+static void follows_consumers(void)
+{
+	static __u32 word = 0xaaaaaaaa;
+	int fd = ue_open_data(), pfd;
+
+	/* Bits 1 and 3 start set: registration clears them, and only them. */
+	UE_EQ("state.reg", reg_word(fd, "en_state u32 a", &word, 4, 1), 0);
+	UE_EQ("state.reg_clears_bit_only", word, 0xaaaaaaa8);
+	UE_EQ("state.reg_bit3", reg_word(fd, "en_state u32 a", &word, 4, 3), 0);
+	UE_EQ("state.reg_bit3_cleared", word, 0xaaaaaaa0);
+	ue_enable("en_state", 1);
+	UE_EQ("state.ftrace_sets", word, 0xaaaaaaaa);
+	ue_enable("en_state", 0);
+	UE_EQ("state.ftrace_clears", word, 0xaaaaaaa0);
+
+	/* Registering while enabled sets the bit at once. */
+	ue_enable("en_state", 1);
+	UE_EQ("state.reg_while_enabled", reg_word(fd, "en_state u32 a", &word, 4, 4), 0);
+	UE_EQ("state.reg_while_enabled_set", word, 0xaaaaaaba);
+	ue_enable("en_state", 0);
+	UE_EQ("state.all_cleared", word, 0xaaaaaaa0);
+
+	mkdir(INSTANCE, 0755);
+	ue_write_text(INSTANCE "/events/user_events/en_state/enable", "1", O_TRUNC);
+	UE_EQ("instance.sets", word, 0xaaaaaaba);
+	ue_write_text(INSTANCE "/events/user_events/en_state/enable", "0", O_TRUNC);
+	UE_EQ("instance.clears", word, 0xaaaaaaa0);
+	rmdir(INSTANCE);
+
+	pfd = perf_open("en_state");
+	UE_EQ("perf.open", pfd >= 0, 1);
+	UE_EQ("perf.sets", word, 0xaaaaaaba);
+	close(pfd);
+	UE_EQ("perf.close_clears", word, 0xaaaaaaa0);
+
+	/* Row 10: the same address and bit again. */
+	UE_ERRNO("row10.same_addr_bit_eaddrinuse",
+		 reg_word(fd, "en_state u32 a", &word, 4, 1), EADDRINUSE);
+	UE_ERRNO("row10.other_event_same_bit_eaddrinuse",
+		 reg_word(fd, "en_other", &word, 4, 3), EADDRINUSE);
+	UE_EQ("row10.no_event_created", ue_exists(EVENTS "/en_other"), 0);
+	close(fd);
+}
+
+static void word_sizes(void)
+{
+	static __u64 w8[2] __attribute__((aligned(8)));
+	int fd = ue_open_data();
+	__u32 *w4 = (__u32 *)w8;
+
+	w8[0] = 0;
+	w8[1] = 0;
+	UE_EQ("size8.bit0", reg_word(fd, "en_size", &w8[0], 8, 0), 0);
+	UE_EQ("size8.bit63", reg_word(fd, "en_size", &w8[0], 8, 63), 0);
+	UE_EQ("size8.bit32", reg_word(fd, "en_size", &w8[0], 8, 32), 0);
+	/* A 4-byte word at 4 mod 8 is the upper half of its long. */
+	UE_EQ("size4.upper_half_bit31", reg_word(fd, "en_size", &w4[3], 4, 31), 0);
+	UE_EQ("size4.lower_half_bit1", reg_word(fd, "en_size", &w4[2], 4, 1), 0);
+	ue_enable("en_size", 1);
+	UE_EQ("size8.set", w8[0], (1ULL << 63) | (1ULL << 32) | 1);
+	UE_EQ("size4.upper_set", w4[3], 0x80000000u);
+	UE_EQ("size4.lower_set", w4[2], 2);
+	ue_enable("en_size", 0);
+	UE_EQ("size8.cleared", w8[0], 0);
+	UE_EQ("size4.cleared", w8[1], 0);
+	close(fd);
+}
+
+static void unreg_rows(void)
+{
+	static __u32 word;
+	unsigned char big[32] = { 0 };
+	struct user_unreg u = { .size = sizeof(u) };
+	int fd = ue_open_data();
+
+	UE_ERRNO("unreg.size_fault_efault", ioctl(fd, DIAG_IOCSUNREG, (void *)8), EFAULT);
+	u.size = 4097;
+	UE_ERRNO("unreg.size_gt_page_e2big", ioctl(fd, DIAG_IOCSUNREG, &u), E2BIG);
+	u.size = 15;
+	UE_ERRNO("unreg.size_lt_16_einval", ioctl(fd, DIAG_IOCSUNREG, &u), EINVAL);
+	u.size = 16;
+	u.__reserved = 1;
+	UE_ERRNO("unreg.reserved_einval", ioctl(fd, DIAG_IOCSUNREG, &u), EINVAL);
+	u.__reserved = 0;
+	u.__reserved2 = 1;
+	UE_ERRNO("unreg.reserved2_einval", ioctl(fd, DIAG_IOCSUNREG, &u), EINVAL);
+	((struct user_unreg *)big)->size = sizeof(big);
+	big[20] = 1;
+	UE_ERRNO("unreg.nonzero_tail_e2big", ioctl(fd, DIAG_IOCSUNREG, big), E2BIG);
+
+	UE_EQ("unreg.reg", reg_word(fd, "en_unreg", &word, 4, 7), 0);
+	UE_ERRNO("unreg.other_bit_enoent", unreg(fd, &word, 6), ENOENT);
+	UE_ERRNO("unreg.other_addr_enoent", unreg(fd, &word + 1, 7), ENOENT);
+	ue_enable("en_unreg", 1);
+	UE_EQ("unreg.enabled", word, 0x80);
+	/* The bit is cleared even though the event is still enabled. */
+	UE_EQ("unreg.ok", unreg(fd, &word, 7), 0);
+	UE_EQ("unreg.force_cleared", word, 0);
+	ue_enable("en_unreg", 0);
+	ue_enable("en_unreg", 1);
+	UE_EQ("unreg.no_longer_updated", word, 0);
+	ue_enable("en_unreg", 0);
+	UE_ERRNO("unreg.twice_enoent", unreg(fd, &word, 7), ENOENT);
+	close(fd);
+}
+
+static void bad_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = ue_open_data();
+	__u32 *p;
+
+	/* Row 21: a read-only word cannot be written. */
+	p = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	UE_ERRNO("row21.readonly_efault", reg_word(fd, "en_pages u32 a", p, 4, 0), EFAULT);
+	munmap(p, page);
+	/* ...and the file still holds the event it registered. */
+	UE_EQ("row21.event_kept", ue_exists(EVENTS "/en_pages"), 1);
+
+	/* A fresh page and a dropped one are faulted in. */
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	UE_EQ("fresh_page.reg", reg_word(fd, "en_pages u32 a", p, 4, 3), 0);
+	madvise(p, page, MADV_DONTNEED);
+	ue_enable("en_pages", 1);
+	UE_EQ("dropped_page.set", wait_bits(p, 8, 8), 1);
+	ue_enable("en_pages", 0);
+	UE_EQ("dropped_page.cleared", wait_bits(p, 8, 0), 1);
+	/* An unmapped word is skipped, without harm. */
+	munmap(p, page);
+	ue_enable("en_pages", 1);
+	ue_enable("en_pages", 0);
+	close(fd);
+}
+
+static volatile __u32 shared_word;
+
+static int clone_child(void *arg __attribute__((unused)))
+{
+	return wait_bits(&shared_word, 1, 1) ? 0 : 1;
+}
+
+static void lifetimes(void)
+{
+	static __u32 word;
+	int fd = ue_open_data(), status, pipefd[2];
+	static char stack[65536];
+	pid_t pid;
+
+	UE_EQ("fork.reg", reg_word(fd, "en_life u32 a", &word, 4, 0), 0);
+	pid = fork();
+	if (!pid) {
+		/* COW: the child writes its copy, then the parent enables. */
+		word = 0;
+		_exit(wait_bits(&word, 1, 1) ? 0 : 1);
+	}
+	usleep(100000);
+	ue_enable("en_life", 1);
+	waitpid(pid, &status, 0);
+	UE_EQ("fork.child_sees_enable", WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	UE_EQ("fork.parent_set", word, 1);
+
+	/* A child unregisters its own copy; the parent's bit is untouched. */
+	pid = fork();
+	if (!pid)
+		_exit(unreg(fd, &word, 0) == 0 && word == 0 ? 0 : 1);
+	waitpid(pid, &status, 0);
+	UE_EQ("fork.child_unreg_ok", WEXITSTATUS(status), 0);
+	UE_EQ("fork.parent_still_set", word, 1);
+	ue_enable("en_life", 0);
+	UE_EQ("fork.parent_cleared", word, 0);
+
+	/* clone(CLONE_VM) shares the address space and its enablers. */
+	UE_EQ("clone.reg", reg_word(fd, "en_life u32 a", (void *)&shared_word, 4, 0), 0);
+	pid = clone(clone_child, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
+	usleep(100000);
+	ue_enable("en_life", 1);
+	waitpid(pid, &status, 0);
+	UE_EQ("clone.child_sees_enable", WEXITSTATUS(status), 0);
+	ue_enable("en_life", 0);
+	UE_EQ("clone.cleared", shared_word, 0);
+	unreg(fd, (void *)&shared_word, 0);
+
+	/* exec drops the child's copy: it has nothing to unregister. */
+	pid = fork();
+	if (!pid) {
+		execl(self, self, "exec-child", NULL);
+		_exit(3);
+	}
+	waitpid(pid, &status, 0);
+	UE_EQ("exec.child_has_no_enablers", WEXITSTATUS(status), 0);
+
+	/*
+	 * A live child's copy keeps the event; its exit releases it before
+	 * the next delete is judged.
+	 */
+	if (pipe(pipefd))
+		return;
+	pid = fork();
+	if (!pid) {
+		char c;
+
+		close(pipefd[1]);
+		_exit(read(pipefd[0], &c, 1) < 0);
+	}
+	close(pipefd[0]);
+	usleep(100000);
+	unreg(fd, &word, 0);
+	close(fd);
+	fd = ue_open_data();
+	UE_ERRNO("exit.child_copy_keeps_event", ue_del(fd, "en_life"), EBUSY);
+	close(pipefd[1]);
+	waitpid(pid, &status, 0);
+	UE_ERRNO("exit.released_before_delete", ue_del(fd, "en_life"), ENOENT);
+	UE_EQ("exit.dir_gone", ue_exists(EVENTS "/en_life"), 0);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	static __u32 word;
+
+	self = argv[0];
+	if (argc == 2 && !strcmp(argv[1], "exec-child")) {
+		int fd = ue_open_data();
+
+		return unreg(fd, &word, 0) == -1 && errno == ENOENT ? 0 : 1;
+	}
+	ue_suite = "enable";
+	follows_consumers();
+	word_sizes();
+	unreg_rows();
+	bad_pages();
+	lifetimes();
+	return ue_failures ? 1 : 0;
+}
