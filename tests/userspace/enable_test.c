@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -77,6 +78,7 @@ static void follows_consumers(void)
 {
 	static __u32 word = 0xaaaaaaaa;
 	int fd = ue_open_data(), pfd;
+	char status[256];
 
 	/* Bits 1 and 3 start set: registration clears them, and only them. */
 	UE_EQ("state.reg", reg_word(fd, "en_state u32 a", &word, 4, 1), 0);
@@ -105,6 +107,14 @@ static void follows_consumers(void)
 	pfd = perf_open("en_state");
 	UE_EQ("perf.open", pfd >= 0, 1);
 	UE_EQ("perf.sets", word, 0xaaaaaaba);
+	ue_read_text(TRACEFS "/user_events_status", status, sizeof(status));
+	UE_STREQ("perf.status", status, "en_state # Used by perf\n\nActive: 1\nBusy: 1\n");
+	ue_enable("en_state", 1);
+	ue_read_text(TRACEFS "/user_events_status", status, sizeof(status));
+	UE_STREQ("perf.status_with_ftrace", status,
+		 "en_state # Used by ftrace perf\n\nActive: 1\nBusy: 1\n");
+	ue_enable("en_state", 0);
+	UE_EQ("perf.still_set_without_ftrace", word, 0xaaaaaaba);
 	close(pfd);
 	UE_EQ("perf.close_clears", word, 0xaaaaaaa0);
 
@@ -208,6 +218,12 @@ static void bad_pages(void)
 }
 
 static volatile __u32 shared_word;
+static int thread_fd;
+
+static void *thread_reg(void *arg)
+{
+	return (void *)(long)reg_word(thread_fd, "en_thr u32 a", arg, 4, 5);
+}
 
 static int clone_child(void *arg __attribute__((unused)))
 {
@@ -254,6 +270,44 @@ static void lifetimes(void)
 	ue_enable("en_life", 0);
 	UE_EQ("clone.cleared", shared_word, 0);
 	unreg(fd, (void *)&shared_word, 0);
+
+	/*
+	 * Threads share the address space, so they share its enablers: one
+	 * that a thread registered is the process's (our per-mm tracking; a
+	 * documented difference from upstream's per-task lineage).
+	 */
+	thread_fd = fd;
+	shared_word = 0;
+	{
+		pthread_t t;
+		void *ret = (void *)-1L;
+
+		pthread_create(&t, NULL, thread_reg, (void *)&shared_word);
+		pthread_join(t, &ret);
+		UE_EQ("thread.reg", (long)ret, 0);
+	}
+	ue_enable("en_thr", 1);
+	UE_EQ("thread.set", shared_word, 0x20);
+	UE_ERRNO("thread.same_bit_from_main_eaddrinuse",
+		 reg_word(fd, "en_thr u32 a", (void *)&shared_word, 4, 5), EADDRINUSE);
+	UE_EQ("thread.unreg_from_main", unreg(fd, (void *)&shared_word, 5), 0);
+	UE_EQ("thread.cleared", shared_word, 0);
+	ue_enable("en_thr", 0);
+
+	/*
+	 * vfork then exec: the child leaves the shared address space and
+	 * has no enablers; the parent keeps its own.
+	 */
+	pid = vfork();
+	if (!pid) {
+		execl(self, self, "exec-child", NULL);
+		_exit(3);
+	}
+	waitpid(pid, &status, 0);
+	UE_EQ("vfork.exec_child_has_none", WEXITSTATUS(status), 0);
+	ue_enable("en_life", 1);
+	UE_EQ("vfork.parent_kept", word, 1);
+	ue_enable("en_life", 0);
 
 	/* exec drops the child's copy: it has nothing to unregister. */
 	pid = fork();

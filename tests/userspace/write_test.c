@@ -180,6 +180,25 @@ static void filters_and_instances(void)
 	UE_EQ("instance.rmdir", rmdir(INSTANCE), 0);
 }
 
+/* Event triggers run on user events too: traceoff stops tracing. */
+static void triggers(void)
+{
+	int fd = ue_open_data();
+	__u32 idx = 0, v = 1;
+	char on[8];
+
+	UE_EQ("trigger.reg", ue_reg(fd, "wr_trig u32 a", &word, 6, 0, &idx), 0);
+	UE_EQ("trigger.set", ue_write_text(EVENTS "/wr_trig/trigger", "traceoff", O_TRUNC), 0);
+	/* A trigger alone attaches the event (soft mode): writes go through. */
+	UE_EQ("trigger.write", wr(fd, idx, &v, 4), 8);
+	ue_read_text(TRACEFS "/tracing_on", on, sizeof(on));
+	UE_STREQ("trigger.traceoff_ran", on, "0\n");
+	ue_write_text(EVENTS "/wr_trig/trigger", "!traceoff", O_TRUNC);
+	ue_write_text(TRACEFS "/tracing_on", "1", O_TRUNC);
+	UE_EQ("trigger.removed_ebadf", wr(fd, idx, &v, 4), -EBADF);
+	close(fd);
+}
+
 int main(void)
 {
 	ue_suite = "write";
@@ -187,5 +206,6 @@ int main(void)
 	validators();
 	trace_text();
 	filters_and_instances();
+	triggers();
 	return ue_failures ? 1 : 0;
 }
