@@ -19,3 +19,23 @@ ue_ok lifetime.rmmod rmmod user_events
 ue_nok lifetime.events_dir_gone test -e /sys/kernel/tracing/events/user_events
 ue_ok lifetime.reload insmod /modules/user_events.ko
 ue_ok lifetime.rmmod_again rmmod user_events
+
+# The README's C example (samples/example.c): it waits for its enable bit,
+# then writes; enabling it from the shell lets it run.
+ue_ok example.insmod insmod /modules/user_events.ko
+/tests/bin/example 3 >/tmp/example.out 2>&1 &
+pid=$!
+E=/sys/kernel/tracing/events/user_events/example
+i=0
+while [ ! -e $E/enable ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+echo > /sys/kernel/tracing/trace
+echo 1 > $E/enable
+wait $pid
+ue_eq example.exit_status $? 0
+ue_eq example.output "$(cat /tmp/example.out)" "wrote 3 events"
+ue_eq example.trace_lines "$(grep -cE 'example: count=0x[123] \([123]\) msg=hello$' /sys/kernel/tracing/trace)" 3
+echo 0 > $E/enable
+# Disabling the last consumer deletes the event from a work item; reading
+# the status file (like any register or delete) lets it finish first.
+ue_eq example.deleted "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
+ue_ok example.rmmod rmmod user_events

@@ -99,7 +99,7 @@ ubin=$build/userspace
 mkdir -p "$ubin"
 ucflags=(-static -O2 -Wall -Wextra -Werror -I"$root/include/uapi" -I"$root/tests/userspace")
 ubuild_ok=1
-for src in "$root"/tests/userspace/*.c; do
+for src in "$root"/tests/userspace/*.c "$root"/samples/*.c; do
 	name=$(basename "$src" .c)
 	gcc "${ucflags[@]}" -o "$ubin/$name" "$src" >"$build/cc-$name.log" 2>&1 ||
 		{ ubuild_ok=0; echo "check: $name failed to build:"; cat "$build/cc-$name.log"; }
