@@ -248,24 +248,6 @@ static bool ue_enabler_unlink(struct ue_enabler *en)
 
 /* --- address spaces ------------------------------------------------------ */
 
-static struct mmu_notifier *ue_mn_alloc(struct mm_struct *mm)
-{
-	struct ue_mm *um = kzalloc(sizeof(*um), GFP_KERNEL_ACCOUNT);
-
-	if (!um)
-		return ERR_PTR(-ENOMEM);
-	INIT_LIST_HEAD(&um->enablers);
-	return &um->mn;
-}
-
-static void ue_mn_free(struct mmu_notifier *mn)
-{
-	/* The fork probe may still be looking at it under RCU. */
-	struct ue_mm *um = container_of(mn, struct ue_mm, mn);
-
-	kfree_rcu(um, rcu);
-}
-
 /*
  * Take @um out of the table and put its notifier; once per ue_mm, with
  * event_mutex held, which this releases.
@@ -311,6 +293,25 @@ static void ue_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 		queue_work(ue_wq, &um->release_work);
 }
 
+static struct mmu_notifier *ue_mn_alloc(struct mm_struct *mm)
+{
+	struct ue_mm *um = kzalloc(sizeof(*um), GFP_KERNEL_ACCOUNT);
+
+	if (!um)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&um->enablers);
+	INIT_WORK(&um->release_work, ue_mm_release_work);
+	return &um->mn;
+}
+
+static void ue_mn_free(struct mmu_notifier *mn)
+{
+	/* The fork probe may still be looking at it under RCU. */
+	struct ue_mm *um = container_of(mn, struct ue_mm, mn);
+
+	kfree_rcu(um, rcu);
+}
+
 static const struct mmu_notifier_ops ue_mn_ops = {
 	.release	= ue_mn_release,
 	.alloc_notifier	= ue_mn_alloc,
@@ -333,7 +334,6 @@ static struct ue_mm *ue_mm_current(void)
 	if (IS_ERR(mn))
 		return ERR_CAST(mn);
 	um = container_of(mn, struct ue_mm, mn);
-	INIT_WORK(&um->release_work, ue_mm_release_work);
 	mutex_lock(ue_ksym_event_mutex);
 	hash_add_rcu(ue_mms, &um->node, (unsigned long)current->mm);
 	mutex_unlock(ue_ksym_event_mutex);

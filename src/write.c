@@ -24,7 +24,7 @@
  * (PERF_MAX_TRACE_SIZE) and above a default ftrace sub-buffer's. A larger
  * write is dropped as the consumers themselves would drop it.
  */
-#define UE_RECORD_MAX	8192
+#define UE_RECORD_MAX	PERF_MAX_TRACE_SIZE
 
 static void __percpu *ue_record_buf;
 

@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <linux/user_events.h>
+#include <sys/syscall.h>
 
 #include "ue_test.h"
 
@@ -142,6 +144,24 @@ static inline int ue_trace_has(const char *needle)
 	if (ue_read_text(TRACEFS "/trace", buf, sizeof(buf)) < 0)
 		return 0;
 	return strstr(buf, needle) != NULL;
+}
+
+/* A perf tracepoint event on user_events/@name for this process. */
+static inline int ue_perf_open(const char *name)
+{
+	struct perf_event_attr pe = { 0 };
+	char path[256], id[32];
+
+	snprintf(path, sizeof(path), EVENTS "/%s/id", name);
+	if (ue_read_text(path, id, sizeof(id)) < 0)
+		return -1;
+	pe.type = PERF_TYPE_TRACEPOINT;
+	pe.size = sizeof(pe);
+	pe.config = atoi(id);
+	pe.sample_type = PERF_SAMPLE_RAW;
+	pe.sample_period = 1;
+	pe.wakeup_events = 1;
+	return syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
 }
 
 #endif /* UE_ABI_H */

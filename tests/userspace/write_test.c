@@ -180,6 +180,29 @@ static void filters_and_instances(void)
 	UE_EQ("instance.rmdir", rmdir(INSTANCE), 0);
 }
 
+/*
+ * Records too big for a consumer are dropped and the write still succeeds
+ * (spec 1.8), without a kernel warning; perf takes up to 8 KiB.
+ */
+static void large_records(void)
+{
+	static char payload[12000];
+	int fd = ue_open_data(), pfd;
+	__u32 idx = 0;
+
+	UE_EQ("large.reg", ue_reg(fd, "wr_big u32 a", &word, 7, 0, &idx), 0);
+	ue_enable("wr_big", 1);
+	pfd = ue_perf_open("wr_big");
+	UE_EQ("large.perf_open", pfd >= 0, 1);
+	UE_EQ("large.6000_ok", wr(fd, idx, payload, 6000), 6004);
+	UE_EQ("large.8184_ok", wr(fd, idx, payload, 8184), 8188);
+	UE_EQ("large.8185_dropped_ok", wr(fd, idx, payload, 8185), 8189);
+	UE_EQ("large.12000_dropped_ok", wr(fd, idx, payload, 12000), 12004);
+	close(pfd);
+	ue_enable("wr_big", 0);
+	close(fd);
+}
+
 /* Event triggers run on user events too: traceoff stops tracing. */
 static void triggers(void)
 {
@@ -207,5 +230,6 @@ int main(void)
 	trace_text();
 	filters_and_instances();
 	triggers();
+	large_records();
 	return ue_failures ? 1 : 0;
 }
