@@ -26,4 +26,6 @@ need CONFIG_KALLSYMS_ALL "symbols of kernel data"
 need CONFIG_PERF_EVENTS "perf events"
 need CONFIG_MODULE_UNLOAD "module unloading"
 need CONFIG_HAVE_STATIC_CALL "direct calls to unexported kernel functions"
+need CONFIG_TRACEPOINTS "the fork tracepoint"
+need CONFIG_MMU_NOTIFIER "to learn when a process's address space goes away"
 exit 0

@@ -65,7 +65,7 @@ refuses() { # case kdir expected-text
 refuses has_user_events "$(fake_kdir ue '$a CONFIG_USER_EVENTS=y')" \
 	"this kernel has CONFIG_USER_EVENTS=y and already provides user_events"
 for opt in TRACING EVENT_TRACING DYNAMIC_EVENTS KPROBES KALLSYMS_ALL PERF_EVENTS \
-	   MODULE_UNLOAD HAVE_STATIC_CALL; do
+	   MODULE_UNLOAD HAVE_STATIC_CALL TRACEPOINTS MMU_NOTIFIER; do
 	refuses "lacks_$opt" "$(fake_kdir "no_$opt" "/^CONFIG_$opt=/d")" \
 		"this kernel lacks CONFIG_$opt"
 done

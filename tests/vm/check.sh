@@ -20,7 +20,9 @@ build=$root/build/check
 vm_timeout=${UE_VM_TIMEOUT:-600}
 t_start=$(date +%s)
 
-all_kernels=$(awk '!/^#/ && NF >= 4 { print $1 }' "$vmdir/kernels.list")
+# The stock Debian kernels, and "debug": our own 6.12 build with KUnit,
+# KASAN, lockdep and kmemleak (tests/kernel/).
+all_kernels="$(awk '!/^#/ && NF >= 4 { print $1 }' "$vmdir/kernels.list" | tr '\n' ' ')debug"
 kernels=${UE_KERNELS:-$all_kernels}
 
 say() { printf '== %s\n' "$*"; }
@@ -57,8 +59,18 @@ fi
 
 # --- kernels ------------------------------------------------------------------
 say "fetching kernels into $UE_CACHE"
+declare -A kroot	# kernel -> directory with kdir, release, boot/
 for k in $kernels; do
-	if "$vmdir/fetch-kernels.sh" "$k"; then
+	if [ "$k" = debug ]; then
+		say "building the debug test kernel (cached after the first time)"
+		if d=$("$root/tests/kernel/build.sh"); then
+			kroot[$k]=$d
+			record "$k fetch pass kernel"
+		else
+			record "$k fetch fail kernel could not be built"
+		fi
+	elif "$vmdir/fetch-kernels.sh" "$k"; then
+		kroot[$k]=$UE_CACHE/kernels/$k
 		record "$k fetch pass kernel"
 	else
 		record "$k fetch fail kernel could not be fetched"
@@ -71,7 +83,8 @@ if srctree=$("$vmdir/fetch-source.sh"); then
 	record "host fetch pass linux-source"
 	sample=
 	for k in $kernels; do
-		[ -f "$UE_CACHE/kernels/$k/kdir" ] && { sample=$(cat "$UE_CACHE/kernels/$k/kdir"); break; }
+		[ "$k" != debug ] && [ -f "$UE_CACHE/kernels/$k/kdir" ] &&
+			{ sample=$(cat "$UE_CACHE/kernels/$k/kdir"); break; }
 	done
 	if [ -n "$sample" ]; then
 		say "host checks"
@@ -119,7 +132,7 @@ build_module() { # kernel outdir [make vars...]
 	rsync -a --exclude build --exclude .git --exclude '*.o' --exclude '*.ko' \
 		"$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
 		"$root/include" "$root/scripts" "$out/"
-	make -C "$out" KDIR="$(cat "$UE_CACHE/kernels/$k/kdir")" "$@" >"$out.log" 2>&1
+	make -C "$out" KDIR="$(cat "${kroot[$k]}/kdir")" "$@" >"$out.log" 2>&1
 }
 
 make_initramfs() { # kernel
@@ -139,6 +152,11 @@ make_initramfs() { # kernel
 	done
 	cp "$build/$k/mod/user_events.ko" "$build/$k/twin/user_events_twin.ko" "$ir/modules/"
 	cp "$root/VERSION" "$ir/modules/VERSION"
+	# KUnit: the framework from the debug kernel, and our test module.
+	if [ -f "$build/$k/kunit/tests/kunit/user_events_kunit.ko" ]; then
+		find "${kroot[$k]}/mods" -name kunit.ko -exec cp {} "$ir/modules/" \;
+		cp "$build/$k/kunit/tests/kunit/user_events_kunit.ko" "$ir/modules/"
+	fi
 	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$build/$k/initrd.gz"
 }
 
@@ -147,7 +165,7 @@ splat_re='BUG:|WARNING:|Oops|KASAN|lockdep|Call Trace|general protection|Kernel 
 
 boot_and_run() { # kernel
 	local k=$1 log=$build/$k/console.log kdir rc
-	kdir=$UE_CACHE/kernels/$k
+	kdir=${kroot[$k]}
 	timeout "$vm_timeout" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
 		-display none -monitor none -no-reboot \
 		-serial file:"$log" \
@@ -199,6 +217,20 @@ for k in $kernels; do
 		record "$k build fail module see $build/$k/mod.log or twin.log"
 		continue
 	fi
+	if [ "$k" = debug ]; then
+		# The KUnit module needs the tree's layout (it includes src/).
+		ko=$build/$k/kunit
+		rm -rf "$ko"; mkdir -p "$ko/tests"
+		cp -a "$root/src" "$root/include" "$ko/"
+		cp -a "$root/tests/kunit" "$ko/tests/"
+		if make -C "$(cat "${kroot[$k]}/kdir")" M="$ko/tests/kunit" modules \
+			>"$ko.log" 2>&1; then
+			record "$k build pass kunit_module"
+		else
+			record "$k build fail kunit_module see $ko.log"
+			continue
+		fi
+	fi
 	if [ $ubuild_ok = 1 ]; then
 		record "$k build pass userspace"
 	else
@@ -206,7 +238,7 @@ for k in $kernels; do
 		continue
 	fi
 	make_initramfs "$k"
-	say "$k: booting $(cat "$UE_CACHE/kernels/$k/release") (timeout ${vm_timeout}s)"
+	say "$k: booting $(cat "${kroot[$k]}/release") (timeout ${vm_timeout}s)"
 	t0=$(date +%s)
 	boot_and_run "$k"
 	say "$k: VM done in $(( $(date +%s) - t0 ))s"
