@@ -36,7 +36,7 @@ record() { echo "$*" >>"$results"; }
 
 # --- dependencies -----------------------------------------------------------
 deps=(qemu-system-x86 busybox-static cpio build-essential gcc-12 kmod libelf1
-      xz-utils zstd rsync)
+      xz-utils zstd rsync linux-perf trace-cmd)
 missing=()
 for p in "${deps[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -125,6 +125,45 @@ g++ -x c++ -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
 	"$build/uapi.c" >>"$build/cc-uapi.log" 2>&1 ||
 	{ ubuild_ok=0; echo "check: UAPI header does not compile standalone:"; cat "$build/cc-uapi.log"; }
 
+# --- perf and trace-cmd for the tools suite ----------------------------------
+# Debian 12's binaries run inside every VM with the shared libraries ldd lists
+# (and the dynamic loader), copied at the same paths into a tree that
+# make_initramfs adds to each initramfs. Debian's linux-perf has shipped both
+# the real binary as /usr/bin/perf (bookworm) and a wrapper script there that
+# execs perf_<version>; the guest's /usr/bin/perf is always the real binary.
+troot=$build/tools-root
+stage_elf() { # host-file guest-path
+	local f=$1 dest=$2 libs lib real
+	libs=$(ldd "$f") || { echo "check: ldd $f failed"; return 1; }
+	if grep -q 'not found' <<<"$libs"; then
+		echo "check: $f: missing libraries: $(grep 'not found' <<<"$libs" | tr -d '\t' | tr '\n' ' ')"
+		return 1
+	fi
+	install -D -m 755 "$f" "$troot$dest" || return 1
+	for lib in $(awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$libs"); do
+		[ -e "$troot$lib" ] && continue
+		real=$(readlink -f "$lib")
+		# Keep the mode: the loader must stay executable.
+		install -D -m "$(stat -c %a "$real")" "$real" "$troot$lib" || return 1
+	done
+}
+stage_tools() {
+	local perf=/usr/bin/perf
+	rm -rf "$troot"
+	if [ "$(head -c 4 "$perf" 2>/dev/null | tail -c 3)" != ELF ]; then
+		perf=$(ls -v /usr/bin/perf_[0-9]* 2>/dev/null | tail -1)
+		[ -n "$perf" ] || { echo "check: /usr/bin/perf is a wrapper and no /usr/bin/perf_<version> exists"; return 1; }
+	fi
+	stage_elf "$perf" /usr/bin/perf && stage_elf /usr/bin/trace-cmd /usr/bin/trace-cmd
+}
+say "staging perf and trace-cmd for the VMs"
+if stage_tools >"$build/tools-stage.log" 2>&1; then
+	record "host tools pass staged"
+	say "tools: $(find "$troot" -type f | wc -l) files, $(du -sm "$troot" | cut -f1) MB uncompressed"
+else
+	record "host tools fail staged $(head -c 200 "$build/tools-stage.log" | tr '\n' ' ')"
+fi
+
 # --- per kernel ---------------------------------------------------------------
 build_module() { # kernel outdir [make vars...]
 	local k=$1 out=$2; shift 2
@@ -157,6 +196,7 @@ make_initramfs() { # kernel
 		find "${kroot[$k]}/mods" -name kunit.ko -exec cp {} "$ir/modules/" \;
 		cp "$build/$k/kunit/tests/kunit/user_events_kunit.ko" "$ir/modules/"
 	fi
+	[ -d "$troot" ] && cp -a "$troot"/. "$ir/"
 	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$build/$k/initrd.gz"
 }
 
@@ -238,6 +278,7 @@ for k in $kernels; do
 		continue
 	fi
 	make_initramfs "$k"
+	say "$k: initramfs $(( $(stat -c %s "$build/$k/initrd.gz") / 1048576 )) MB (gzip -1)"
 	say "$k: booting $(cat "${kroot[$k]}/release") (timeout ${vm_timeout}s)"
 	t0=$(date +%s)
 	boot_and_run "$k"
