@@ -13,6 +13,7 @@
 #include "enabler.h"
 #include "event.h"
 #include "files.h"
+#include "sysctl.h"
 #include "write.h"
 
 static int __init ue_module_init(void)
@@ -35,11 +36,21 @@ static int __init ue_module_init(void)
 	ret = ue_files_create();
 	if (ret)
 		goto fail_files;
+	/*
+	 * The limit only matters once the files exist. It comes after them
+	 * so that a second copy of the module is refused by the file check,
+	 * with its one message, before its sysctl could clash with ours.
+	 */
+	ret = ue_sysctl_register();
+	if (ret)
+		goto fail_sysctl;
 
 	pr_info("user-events-dkms %s loaded on Linux %s\n", UE_VERSION,
 		init_utsname()->release);
 	return 0;
 
+fail_sysctl:
+	ue_files_remove();
 fail_files:
 	ue_fork_exit();
 fail_fork:
@@ -55,6 +66,7 @@ fail_events:
  */
 static void __exit ue_module_exit(void)
 {
+	ue_sysctl_unregister();
 	ue_files_remove();
 	ue_fork_exit();
 	ue_enablers_exit();

@@ -1,6 +1,7 @@
 # Module lifecycle (issue 2): load line, files and modes, modinfo, double
 # load, refusal when user_events_data already exists, rmmod while a file is
-# open, clean unload, reload.
+# open, clean unload, reload; kernel.user_events_max comes and goes with
+# the module.
 SUITE=module
 . /tests/lib.sh
 KO=/modules/user_events.ko
@@ -12,6 +13,7 @@ D=/sys/kernel/debug/tracing
 
 ue_nok not_loaded_at_start test -e /sys/module/user_events
 ue_nok no_data_file_at_start test -e $T/user_events_data
+ue_nok no_sysctl_at_start test -e /proc/sys/kernel/user_events_max
 
 ue_ok insmod insmod $KO
 ue_eq load_line "$(ue_count_dmesg_text "] user_events: user-events-dkms $VER loaded on Linux $REL")" 1
@@ -25,6 +27,8 @@ ue_eq user_events_data.mode "$(stat -c %a $T/user_events_data)" 640
 ue_eq user_events_status.mode "$(stat -c %a $T/user_events_status)" 440
 ue_eq debug_tracing.user_events_data.mode "$(stat -c %a $D/user_events_data)" 640
 ue_eq debug_tracing.user_events_status.mode "$(stat -c %a $D/user_events_status)" 440
+ue_eq sysctl.mode "$(stat -c %a /proc/sys/kernel/user_events_max)" 644
+ue_eq sysctl.default "$(cat /proc/sys/kernel/user_events_max)" 32768
 
 ue_eq modinfo.license "$(modinfo -F license $KO)" GPL
 ue_eq modinfo.version "$(modinfo -F version $KO)" "$VER"
@@ -44,6 +48,7 @@ ue_eq twin_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_twin: cann
 ue_eq twin_dmesg_one_line "$(ue_count_dmesg 'user_events_twin:')" 1
 ue_nok twin_not_loaded test -e /sys/module/user_events_twin
 ue_ok files_kept_after_twin test -f $T/user_events_status
+ue_eq sysctl_kept_after_twin "$(cat /proc/sys/kernel/user_events_max)" 32768
 
 # An open file pins the module.
 for f in user_events_data user_events_status; do
@@ -62,6 +67,7 @@ for f in user_events_data user_events_status; do
 	ue_nok "debug_tracing.$f.gone" test -e $D/$f
 done
 ue_eq tracefs_root_clean "$(ls $T | grep -c user_events)" 0
+ue_nok sysctl_gone test -e /proc/sys/kernel/user_events_max
 ue_eq unload_line "$(ue_count_dmesg 'user_events: unloaded$')" 1
 
 # Reload, and unload again.
@@ -70,3 +76,14 @@ ue_ok reload.files test -f $T/user_events_data -a -f $T/user_events_status
 ue_eq reload.load_lines "$(ue_count_dmesg 'user_events: user-events-dkms .* loaded')" 2
 ue_ok reload.rmmod rmmod user_events
 ue_nok reload.gone test -e $T/user_events_data
+ue_nok reload.sysctl_gone test -e /proc/sys/kernel/user_events_max
+
+# kernel.user_events_max goes with the module: a value set does not
+# survive an unload.
+ue_ok sysctl_reload.insmod insmod $KO
+ue_ok sysctl_reload.set sh -c 'echo 5 >/proc/sys/kernel/user_events_max'
+ue_eq sysctl_reload.value "$(cat /proc/sys/kernel/user_events_max)" 5
+ue_ok sysctl_reload.rmmod rmmod user_events
+ue_ok sysctl_reload.insmod_again insmod $KO
+ue_eq sysctl_reload.default "$(cat /proc/sys/kernel/user_events_max)" 32768
+ue_ok sysctl_reload.rmmod_again rmmod user_events

@@ -1,10 +1,11 @@
 # The ABI suites (issue 3): registration, format, write path, delete and
-# status, each a C program with its own suite name; then module lifetime
+# status, enable bits, limits and privileges (issue 4), each a C program
+# with its own suite name; then module lifetime
 # (spec 3.7): rmmod is refused while any user event exists.
 SUITE=abi
 . /tests/lib.sh
 ue_ok insmod insmod /modules/user_events.ko
-for t in reg_test fmt_test write_test del_test enable_test; do
+for t in reg_test fmt_test write_test del_test enable_test limits_test; do
 	/tests/bin/$t
 	ue_eq "$t.exit_status" $? 0
 done

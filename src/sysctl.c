@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/sys/kernel/user_events_max (spec 1.1, 1.13): the number of user
+ * events that may exist at once, system-wide. Registrations beyond it get
+ * -EMFILE (event.c); lowering it deletes nothing.
+ *
+ * /proc does not pin the module: unregister_sysctl_table() waits for
+ * handlers that are running, so nothing runs our code after unload.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/mutex.h>
+
+#include "compat/ksyms.h"
+#include "compat/sysctl.h"
+#include "event.h"
+#include "sysctl.h"
+
+static struct ctl_table_header *ue_sysctl_header;
+
+/* Under event_mutex, which the registration path checks the limit under. */
+static int ue_max_events_handler(UE_CTL_TABLE *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret;
+
+	mutex_lock(ue_ksym_event_mutex);
+	ret = proc_douintvec(table, write, buffer, lenp, ppos);
+	mutex_unlock(ue_ksym_event_mutex);
+	return ret;
+}
+
+static struct ctl_table ue_sysctls[UE_SYSCTL_ENTRIES(1)] = {
+	{
+		.procname	= "user_events_max",
+		.data		= &ue_max_events,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= ue_max_events_handler,
+	},
+};
+
+int ue_sysctl_register(void)
+{
+	ue_sysctl_header = register_sysctl("kernel", ue_sysctls);
+	if (!ue_sysctl_header) {
+		pr_err("cannot load: could not register kernel.user_events_max\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ue_sysctl_unregister(void)
+{
+	unregister_sysctl_table(ue_sysctl_header);
+	ue_sysctl_header = NULL;
+}
