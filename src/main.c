@@ -10,6 +10,7 @@
 #include <linux/utsname.h>
 
 #include "compat/ksyms.h"
+#include "dynevent.h"
 #include "enabler.h"
 #include "event.h"
 #include "files.h"
@@ -31,10 +32,16 @@ static int __init ue_module_init(void)
 	ret = ue_fork_init();
 	if (ret)
 		goto fail_fork;
-	/* Last: once the files exist, user space can reach everything. */
+	/*
+	 * Last: once the files exist and "u:" lines are ours, user space can
+	 * reach everything. The files come first: their creation refuses a
+	 * kernel that already has user_events, whose "u:" type is then left
+	 * the only one.
+	 */
 	ret = ue_files_create();
 	if (ret)
 		goto fail_files;
+	ue_dyn_init();
 
 	pr_info("user-events-dkms %s loaded on Linux %s\n", UE_VERSION,
 		init_utsname()->release);
@@ -55,6 +62,7 @@ fail_events:
  */
 static void __exit ue_module_exit(void)
 {
+	ue_dyn_exit();
 	ue_files_remove();
 	ue_fork_exit();
 	ue_enablers_exit();
