@@ -6,7 +6,10 @@
  *
  * Locking: ue_reg_mutex serialises registration and deletion (upstream's
  * group->reg_mutex); event_mutex, the core's lock, protects the hash table
- * and is held by the core around ue_event_reg().
+ * and dyn_event_list, and is held by the core around ue_event_reg() and the
+ * dynamic-events callbacks, which delete events without ue_reg_mutex (as
+ * upstream): a lookup takes its reference under event_mutex, so an event
+ * judged at its last reference there has no other user.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +23,7 @@
 #include "compat/event_call.h"
 #include "compat/event_fields.h"
 #include "compat/ksyms.h"
+#include "dynevent.h"
 #include "enabler.h"
 #include "event.h"
 #include "ue.h"
@@ -64,6 +68,11 @@ static bool ue_event_last_ref(struct ue_event *ev)
 	unsigned int last = (ev->reg_flags & USER_EVENT_REG_PERSIST) ? 1 : 0;
 
 	return refcount_read(&ev->refcnt) == last;
+}
+
+bool ue_event_busy(struct ue_event *ev)
+{
+	return !ue_event_last_ref(ev);
 }
 
 /*
@@ -122,6 +131,7 @@ static int ue_event_destroy(struct ue_event *ev)
 	ret = ue_call_visible(ev, false);
 	if (ret)
 		return ret;
+	ue_dyn_event_remove(ev);
 	hash_del(&ev->node);
 	ue_nr_events--;
 	/* Writers and status readers may still hold a pointer under RCU. */
@@ -354,6 +364,7 @@ static int ue_event_register(struct ue_event *ev)
 	/* The caller's reference, and the event's own if it persists. */
 	refcount_set(&ev->refcnt, (ev->reg_flags & USER_EVENT_REG_PERSIST) ? 2 : 1);
 	hash_add(ue_events, &ev->node, ue_key(ev->reg_name));
+	ue_dyn_event_add(ev);
 	ue_nr_events++;
 	/* Every event pins the module: its callbacks are our code. */
 	__module_get(THIS_MODULE);
@@ -409,6 +420,16 @@ free_cmd:
 	return ERR_PTR(ret);
 }
 
+int ue_event_delete_locked(struct ue_event *ev)
+{
+	lockdep_assert_held(ue_ksym_event_mutex);
+	if (!ue_event_last_ref(ev))
+		return -EBUSY;
+	if (!ue_capable(ev->reg_flags))
+		return -EPERM;
+	return ue_event_destroy(ev);
+}
+
 int ue_event_delete(const char *name)
 {
 	struct ue_event *ev;
@@ -422,15 +443,7 @@ int ue_event_delete(const char *name)
 	hash_for_each_possible_safe(ue_events, ev, tmp, node, ue_key(name)) {
 		if (strcmp(ev->reg_name, name))
 			continue;
-		if (!ue_event_last_ref(ev)) {
-			ret = -EBUSY;
-			break;
-		}
-		if (!ue_capable(ev->reg_flags)) {
-			ret = -EPERM;
-			break;
-		}
-		ret = ue_event_destroy(ev);
+		ret = ue_event_delete_locked(ev);
 		if (ret)
 			break;
 	}

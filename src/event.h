@@ -12,6 +12,7 @@
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 
+#include "compat/dynevent.h"
 #include "parse.h"
 #include "ue.h"
 
@@ -29,6 +30,7 @@ struct ue_event {
 	char				*reg_name;	/* owns the field strings too */
 	char				*tp_name;	/* reg_name, or "name.<hex id>" */
 	struct hlist_node		node;
+	struct dyn_event		devent;		/* on dyn_event_list */
 	struct work_struct		put_work;
 	struct rcu_head			rcu;
 	refcount_t			refcnt;
@@ -48,6 +50,16 @@ struct ue_event *ue_event_find_or_create(char *cmd, u16 reg_flags);
 
 /* Delete every event named @name (DIAG_IOCSDEL, spec 1.6). */
 int ue_event_delete(const char *name);
+
+/*
+ * Delete one event with event_mutex held, as the dynamic-events core calls
+ * for it: -EBUSY unless at its last reference, -EPERM for a persistent
+ * event without CAP_PERFMON, else destroyed (spec 1.6, 1.11).
+ */
+int ue_event_delete_locked(struct ue_event *ev);
+
+/* Whether something besides a persistent event's self reference holds it. */
+bool ue_event_busy(struct ue_event *ev);
 
 static inline struct ue_event *ue_event_get(struct ue_event *ev)
 {

@@ -10,6 +10,7 @@
 #include <linux/utsname.h>
 
 #include "compat/ksyms.h"
+#include "dynevent.h"
 #include "enabler.h"
 #include "event.h"
 #include "files.h"
@@ -32,7 +33,11 @@ static int __init ue_module_init(void)
 	ret = ue_fork_init();
 	if (ret)
 		goto fail_fork;
-	/* Last: once the files exist, user space can reach everything. */
+	/*
+	 * From here on user space can reach us. The files come first: their
+	 * creation refuses a kernel that already has user_events, whose "u:"
+	 * type is then left the only one.
+	 */
 	ret = ue_files_create();
 	if (ret)
 		goto fail_files;
@@ -44,6 +49,8 @@ static int __init ue_module_init(void)
 	ret = ue_sysctl_register();
 	if (ret)
 		goto fail_sysctl;
+	/* Last: "u:" lines in dynamic_events reach us from here on. */
+	ue_dyn_init();
 
 	pr_info("user-events-dkms %s loaded on Linux %s\n", UE_VERSION,
 		init_utsname()->release);
@@ -66,6 +73,7 @@ fail_events:
  */
 static void __exit ue_module_exit(void)
 {
+	ue_dyn_exit();
 	ue_sysctl_unregister();
 	ue_files_remove();
 	ue_fork_exit();

@@ -23,6 +23,11 @@
 struct vfsmount **ue_ksym_tracefs_mount;
 /* The core's event_mutex (kernel/trace/trace_events.c). */
 struct mutex *ue_ksym_event_mutex;
+/* The dynamic-events core (kernel/trace/trace_dynevent.c). */
+struct list_head *ue_ksym_dyn_event_list;
+struct list_head *ue_ksym_dyn_event_ops_list;
+/* The core's dyn_event_ops_mutex, held around every ->create. */
+struct mutex *ue_ksym_dyn_event_ops_mutex;
 
 DEFINE_STATIC_CALL_NULL(ue_tracefs_create_file, tracefs_create_file);
 DEFINE_STATIC_CALL_NULL(ue_tracefs_remove, tracefs_remove);
@@ -81,6 +86,9 @@ int ue_ksyms_resolve(void)
 	/* Every lookup runs, so that one load names everything missing. */
 	ret |= UE_KSYM_DATA(ue_ksym_tracefs_mount, tracefs_mount);
 	ret |= UE_KSYM_DATA(ue_ksym_event_mutex, event_mutex);
+	ret |= UE_KSYM_DATA(ue_ksym_dyn_event_list, dyn_event_list);
+	ret |= UE_KSYM_DATA(ue_ksym_dyn_event_ops_list, dyn_event_ops_list);
+	ret |= UE_KSYM_DATA(ue_ksym_dyn_event_ops_mutex, dyn_event_ops_mutex);
 	ret |= UE_KSYM_FUNC(ue_tracefs_create_file, tracefs_create_file);
 	ret |= UE_KSYM_FUNC(ue_tracefs_remove, tracefs_remove);
 	ret |= UE_KSYM_FUNC(ue_trace_add_event_call, trace_add_event_call);

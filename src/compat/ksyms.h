@@ -25,6 +25,15 @@ extern struct vfsmount **ue_ksym_tracefs_mount;
 /* kernel/trace/trace_events.c: the lock of the event core. */
 extern struct mutex *ue_ksym_event_mutex;
 
+/*
+ * kernel/trace/trace_dynevent.c: every dynamic event (under event_mutex),
+ * the registered types of dynamic event (static), and the lock held around
+ * their ->create and changes of that list (static on 5.10).
+ */
+extern struct list_head *ue_ksym_dyn_event_list;
+extern struct list_head *ue_ksym_dyn_event_ops_list;
+extern struct mutex *ue_ksym_dyn_event_ops_mutex;
+
 DECLARE_STATIC_CALL(ue_tracefs_create_file, tracefs_create_file);
 DECLARE_STATIC_CALL(ue_tracefs_remove, tracefs_remove);
 

@@ -1,11 +1,12 @@
 # The ABI suites (issue 3): registration, format, write path, delete and
-# status, enable bits, limits and privileges (issue 4), each a C program
-# with its own suite name; then module lifetime
-# (spec 3.7): rmmod is refused while any user event exists.
+# status, enable bits, limits and privileges, dynamic_events (issue 4),
+# each a C program with its own suite name; then module lifetime (spec 3.6,
+# 3.7): rmmod is refused while any user event exists, dynamic_events
+# included, and leaves dynamic_events working for the other types.
 SUITE=abi
 . /tests/lib.sh
 ue_ok insmod insmod /modules/user_events.ko
-for t in reg_test fmt_test write_test del_test enable_test limits_test; do
+for t in reg_test fmt_test write_test del_test enable_test limits_test dynev_test; do
 	/tests/bin/$t
 	ue_eq "$t.exit_status" $? 0
 done
@@ -19,6 +20,14 @@ ue_ok lifetime.delete_persistent /tests/bin/del_test delete-persistent
 ue_ok lifetime.rmmod rmmod user_events
 ue_nok lifetime.events_dir_gone test -e /sys/kernel/tracing/events/user_events
 ue_ok lifetime.reload insmod /modules/user_events.ko
+
+# An event made through dynamic_events pins the module the same way.
+DYN=/sys/kernel/tracing/dynamic_events
+dyn() { echo "$1" >>$DYN; }
+ue_ok lifetime.dyn_create dyn 'u:dyn_pin u32 a'
+ue_eq lifetime.dyn_rmmod_refused "$(/tests/bin/ue_modctl unload user_events)" EAGAIN
+ue_ok lifetime.dyn_delete dyn '-:dyn_pin u32 a'
+ue_eq lifetime.dyn_empty "$(cat $DYN)" ""
 ue_ok lifetime.rmmod_again rmmod user_events
 
 # The README's C example (samples/example.c): it waits for its enable bit,
@@ -40,3 +49,18 @@ echo 0 > $E/enable
 # the status file (like any register or delete) lets it finish first.
 ue_eq example.deleted "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
 ue_ok example.rmmod rmmod user_events
+
+# Unloading while "u:" lines are being written (spec 3.6).
+ue_ok race.insmod insmod /modules/user_events.ko
+/tests/bin/dynev_test race /modules/user_events.ko
+ue_eq race.exit_status $? 0
+ue_eq race.dyn_empty "$(cat $DYN)" ""
+ue_ok race.rmmod rmmod user_events
+
+# Unloaded: "u:" lines have no handler, the other types still work.
+ue_nok unloaded.u_line_refused dyn 'u:dyn_gone u32 a'
+ue_eq unloaded.u_line_einval "$(grep -c 'Invalid argument' /tmp/ue.out)" 1
+ue_ok unloaded.kprobe_create dyn 'p:uetest_after vfs_read'
+ue_eq unloaded.kprobe_listed "$(cat $DYN)" "p:kprobes/uetest_after vfs_read"
+ue_ok unloaded.kprobe_delete dyn '-:kprobes/uetest_after'
+ue_eq unloaded.dyn_empty "$(cat $DYN)" ""
