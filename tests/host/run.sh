@@ -79,3 +79,30 @@ if make -s -C "$copy" KDIR="$work/nonexistent" clean >/dev/null 2>&1 &&
 else
 	result kbuild fail clean_without_kdir
 fi
+
+# --- splat: the console scan catches reports and spares clean boots ----------
+re=$(grep -v '^#' "$root/tests/vm/splat.re" | paste -sd'|')
+splat_case() { echo "$1:${2:15:40}" | tr -c 'A-Za-z0-9_.:\n-' '_'; }
+while IFS= read -r line; do
+	if echo "$line" | grep -qE "$re"; then result splat pass "$(splat_case report "$line")"
+	else result splat fail "$(splat_case report "$line")" "not caught"; fi
+done <<'REPORTS'
+[   12.345678] WARNING: possible circular locking dependency detected
+[   12.345678] BUG: KASAN: slab-use-after-free in ue_event_put+0x10/0x20 [user_events]
+[   12.345678] BUG: sleeping function called from invalid context at kernel/locking/mutex.c:283
+[   12.345678] WARNING: CPU: 0 PID: 1 at kernel/trace/trace_events.c:100 foo+0x1/0x2
+[   12.345678] unreferenced object 0xffff888003a1b2c0 (size 64):
+[   12.345678] Oops: general protection fault, probably for non-canonical address
+[   12.345678] WARNING: suspicious RCU usage
+[   12.345678] INFO: task insmod:42 blocked for more than 120 seconds.
+REPORTS
+while IFS= read -r line; do
+	if echo "$line" | grep -qE "$re"; then result splat fail "$(splat_case boot "$line")" "false alarm"
+	else result splat pass "$(splat_case boot "$line")"; fi
+done <<'BOOT'
+[    0.000000] rcu: 	RCU lockdep checking is enabled.
+[    0.000000] kasan: KernelAddressSanitizer initialized
+[    0.000000] ... MAX_LOCKDEP_KEYS:        8192
+[    3.796150] kmemleak: Kernel memory leak detector initialized (mem pool available: 15042)
+[    8.608917] user_events: Fault for mm: 0x0000000097f7dc5c @ 0x7f853731c000 event: en_pages
+BOOT

@@ -25,13 +25,15 @@ if [ -f "$dir/.complete" ]; then
 	exit 0
 fi
 log "building $srcver ($key); a cold build takes several minutes"
-rm -rf "$dir"
 mkdir -p "$out"
 t0=$(date +%s)
-make -s -C "$tree" O="$out" allnoconfig >/dev/null
-"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-	"$here/debug.config" >/dev/null
-make -s -C "$tree" O="$out" olddefconfig >/dev/null
+# An interrupted build resumes: the directory is keyed by source and config.
+if [ ! -f "$out/.config" ]; then
+	make -s -C "$tree" O="$out" allnoconfig >/dev/null
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+		"$here/debug.config" >/dev/null
+	make -s -C "$tree" O="$out" olddefconfig >/dev/null
+fi
 
 # Every line of the fragment must have taken effect.
 bad=0

@@ -15,11 +15,18 @@
 #include <linux/string.h>
 
 #include "../../src/parse.c"
+#include "../../src/ue.h"
+
+/* A copy of @s that KUnit frees after the test. */
+static char *dup(struct kunit *test, const char *s)
+{
+	return kunit_kstrdup(test, s, GFP_KERNEL);
+}
 
 /* Parse @text (a field list) in a buffer the test owns. */
 static int parse(struct kunit *test, const char *text, struct ue_fields *f)
 {
-	char *buf = kunit_kstrdup(test, text);
+	char *buf = dup(test, text);
 	int ret;
 
 	memset(f, 0, sizeof(*f));
@@ -226,23 +233,23 @@ static void ue_test_cmd_split(struct kunit *test)
 	char *name, *args;
 	char *cmd;
 
-	cmd = kunit_kstrdup(test, "ev u32 a; u8 b");
+	cmd = dup(test, "ev u32 a; u8 b");
 	KUNIT_ASSERT_EQ(test, ue_cmd_split(cmd, &name, &args), 0);
 	KUNIT_EXPECT_STREQ(test, name, "ev");
 	KUNIT_EXPECT_STREQ(test, args, "u32 a; u8 b");
 
-	cmd = kunit_kstrdup(test, "ev");
+	cmd = dup(test, "ev");
 	KUNIT_ASSERT_EQ(test, ue_cmd_split(cmd, &name, &args), 0);
 	KUNIT_EXPECT_STREQ(test, name, "ev");
 	KUNIT_EXPECT_NULL(test, args);
 
-	cmd = kunit_kstrdup(test, "ev:flag u32 a");
+	cmd = dup(test, "ev:flag u32 a");
 	KUNIT_EXPECT_EQ(test, ue_cmd_split(cmd, &name, &args), -EINVAL);
-	cmd = kunit_kstrdup(test, "ev:");
+	cmd = dup(test, "ev:");
 	KUNIT_EXPECT_EQ(test, ue_cmd_split(cmd, &name, &args), -EINVAL);
 
 	/* A ':' after the name is the fields' business, not a flag. */
-	cmd = kunit_kstrdup(test, "ev u32 a:b");
+	cmd = dup(test, "ev u32 a:b");
 	KUNIT_EXPECT_EQ(test, ue_cmd_split(cmd, &name, &args), 0);
 }
 

@@ -83,8 +83,7 @@ if srctree=$("$vmdir/fetch-source.sh"); then
 	record "host fetch pass linux-source"
 	sample=
 	for k in $kernels; do
-		[ "$k" != debug ] && [ -f "$UE_CACHE/kernels/$k/kdir" ] &&
-			{ sample=$(cat "$UE_CACHE/kernels/$k/kdir"); break; }
+		[ -n "${kroot[$k]:-}" ] && { sample=$(cat "${kroot[$k]}/kdir"); break; }
 	done
 	if [ -n "$sample" ]; then
 		say "host checks"
@@ -200,8 +199,9 @@ make_initramfs() { # kernel
 	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$build/$k/initrd.gz"
 }
 
-# Kernel splats on the console; our own result lines are not kernel output.
-splat_re='BUG:|WARNING:|Oops|KASAN|lockdep|Call Trace|general protection|Kernel panic|kernel BUG|circular locking|sleeping function called from invalid context|INFO: task .* blocked|unreferenced object'
+# Kernel splats on the console (tests/vm/splat.re; our own lines, UE-*, are
+# not kernel output).
+splat_re=$(grep -v '^#' "$vmdir/splat.re" | paste -sd'|')
 
 boot_and_run() { # kernel
 	local k=$1 log=$build/$k/console.log kdir rc
