@@ -78,18 +78,32 @@ static int ue_file_ref_add(struct ue_file *info, struct ue_event *ev)
 	return count;
 }
 
+/*
+ * The size that starts a DIAG_IOCSREG or DIAG_IOCSUNREG argument, checked
+ * as rows 1-3 of spec 1.3 and 1.7 say: readable, at most a page, and at
+ * least @min bytes.
+ */
+static int ue_arg_size(const u32 __user *usize, size_t min, u32 *size)
+{
+	if (get_user(*size, usize))
+		return -EFAULT;
+	if (*size > PAGE_SIZE)
+		return -E2BIG;
+	if (*size < min)
+		return -EINVAL;
+	return 0;
+}
+
 /* DIAG_IOCSREG argument checks 1-9 of spec 1.3. */
 static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
 {
 	u32 size;
 	int ret;
 
-	if (get_user(size, &ureg->size))
-		return -EFAULT;
-	if (size > PAGE_SIZE)
-		return -E2BIG;
-	if (size < offsetofend(struct user_reg, write_index))
-		return -EINVAL;
+	ret = ue_arg_size(&ureg->size, offsetofend(struct user_reg, write_index),
+			  &size);
+	if (ret)
+		return ret;
 	ret = copy_struct_from_user(kreg, sizeof(*kreg), ureg, size);
 	if (ret)
 		return ret;
@@ -164,12 +178,10 @@ static int ue_unreg_get(struct user_unreg __user *ureg,
 	u32 size;
 	int ret;
 
-	if (get_user(size, &ureg->size))
-		return -EFAULT;
-	if (size > PAGE_SIZE)
-		return -E2BIG;
-	if (size < offsetofend(struct user_unreg, disable_addr))
-		return -EINVAL;
+	ret = ue_arg_size(&ureg->size,
+			  offsetofend(struct user_unreg, disable_addr), &size);
+	if (ret)
+		return ret;
 	ret = copy_struct_from_user(kreg, sizeof(*kreg), ureg, size);
 	/* Reserved fields are checked before the copy's error is returned. */
 	if (kreg->__reserved || kreg->__reserved2)

@@ -64,3 +64,19 @@ ue_ok unloaded.kprobe_create dyn 'p:uetest_after vfs_read'
 ue_eq unloaded.kprobe_listed "$(cat $DYN)" "p:kprobes/uetest_after vfs_read"
 ue_ok unloaded.kprobe_delete dyn '-:kprobes/uetest_after'
 ue_eq unloaded.dyn_empty "$(cat $DYN)" ""
+
+# The README's shell workflow, as written there.
+ue_ok workflow.insmod insmod /modules/user_events.ko
+cd /sys/kernel/tracing
+echo > trace
+ue_ok workflow.create sh -c "echo 'u:example u32 count; __rel_loc char[] msg' >> dynamic_events"
+ue_eq workflow.listed "$(cat dynamic_events)" "u:example u32 count; __rel_loc char[] msg"
+ue_ok workflow.enable sh -c 'echo 1 > events/user_events/example/enable'
+ue_eq workflow.run "$(/tests/bin/example 3)" "wrote 3 events"
+ue_eq workflow.trace "$(grep -cE 'example: count=0x[123] \([123]\) msg=hello$' trace)" 3
+ue_ok workflow.disable sh -c 'echo 0 > events/user_events/example/enable'
+ue_ok workflow.delete sh -c "echo '-:example u32 count; __rel_loc char[] msg' >> dynamic_events"
+ue_eq workflow.gone "$(cat dynamic_events)" ""
+ue_nok workflow.dir_gone test -e events/user_events/example
+cd /
+ue_ok workflow.rmmod rmmod user_events

@@ -16,6 +16,7 @@
 
 #define SYSCTL		"/proc/sys/kernel/user_events_max"
 #define DATA		TRACEFS "/user_events_data"
+#define DYNEV		TRACEFS "/dynamic_events"
 #define STATUS		TRACEFS "/user_events_status"
 #define MULTI		TRACEFS "/events/user_events_multi"
 
@@ -483,6 +484,15 @@ static void member_child(struct turns *t)
 	UE_ERRNO("member.delete_persistent_eperm",
 		 ue_del(fd, "lim_root_p"), EPERM);
 	UE_ERRNO("member.delete_busy_ebusy", ue_del(fd, "lim_perm"), EBUSY);
+	/*
+	 * dynamic_events is group-writable too: a "u:" line is always PERSIST
+	 * (spec 1.11), so it needs CAP_PERFMON, and so does deleting a
+	 * persistent event there.
+	 */
+	UE_EQ("member.dyn_u_line_eperm",
+	      ue_write_text(DYNEV, "u:lim_dyn u32 a", O_APPEND), -EPERM);
+	UE_EQ("member.dyn_delete_persistent_eperm",
+	      ue_write_text(DYNEV, "-:lim_root_p u32 a", O_APPEND), -EPERM);
 	UE_ERRNO("member.delete_unknown_enoent", ue_del(fd, "lim_none"), ENOENT);
 
 	UE_EQ("member.unreg", ue_unreg(fd, &word, 0), 0);
@@ -532,6 +542,7 @@ out:
 	UE_EQ("member.no_persistent_multi_made", variants("lim_perm_p", NULL, 0), 0);
 	UE_EQ("member.multi_gone", variants("lim_perm_m", NULL, 0), 0);
 	UE_EQ("member.root_persistent_kept", ue_exists(EVENTS "/lim_root_p"), 1);
+	UE_EQ("member.no_dyn_event_made", ue_exists(EVENTS "/lim_dyn"), 0);
 	fd = ue_open_data();
 	UE_EQ("member.root_deletes", ue_del(fd, "lim_root_p"), 0);
 	close(fd);
@@ -638,9 +649,9 @@ static int set_group_mode(const char *path, uid_t uid, gid_t gid, mode_t mode)
 
 static void unprivileged(void)
 {
-	struct stat root, data, st;
+	struct stat root, data, dyn, st;
 
-	if (stat(TRACEFS, &root) || stat(DATA, &data)) {
+	if (stat(TRACEFS, &root) || stat(DATA, &data) || stat(DYNEV, &dyn)) {
 		ue_result("perm.stat", 0, strerror(errno));
 		return;
 	}
@@ -649,6 +660,8 @@ static void unprivileged(void)
 						  (root.st_mode & 07777) | 0010), 0);
 	UE_EQ("perm.data_group_rw", set_group_mode(DATA, data.st_uid, MEMBER_GID,
 						   (data.st_mode & 07777) | 0060), 0);
+	UE_EQ("perm.dynev_group_rw", set_group_mode(DYNEV, dyn.st_uid, MEMBER_GID,
+						    (dyn.st_mode & 07777) | 0060), 0);
 
 	member();
 	isolation();
@@ -661,6 +674,8 @@ static void unprivileged(void)
 						  root.st_mode & 07777), 0);
 	UE_EQ("perm.restore_data", set_group_mode(DATA, data.st_uid, data.st_gid,
 						  data.st_mode & 07777), 0);
+	UE_EQ("perm.restore_dynev", set_group_mode(DYNEV, dyn.st_uid, dyn.st_gid,
+						   dyn.st_mode & 07777), 0);
 	UE_EQ("perm.root_restored", stat(TRACEFS, &st) == 0 &&
 	      st.st_mode == root.st_mode && st.st_gid == root.st_gid, 1);
 	UE_EQ("perm.data_restored", stat(DATA, &st) == 0 &&
