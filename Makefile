@@ -8,6 +8,7 @@
 #   make dkms-install [KERNELRELEASE=<ver>]    dkms add, build, install
 #   make dkms-remove                           dkms remove --all, drop the sources
 #   make check                                 the whole test suite, in VMs
+#   make demo                                  boot Debian 12's 6.1 in QEMU and show it work
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 UE_VERSION := $(shell cat $(CURDIR)/VERSION)
@@ -25,7 +26,7 @@ endif
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) UE_VERSION=$(UE_VERSION) $(KBUILD_CC)
 
-.PHONY: all modules kernel-check clean check install deb dkms-install dkms-remove
+.PHONY: all modules kernel-check clean check install deb dkms-install dkms-remove demo
 
 all: modules
 
@@ -88,3 +89,6 @@ dkms-remove:
 
 check:
 	tests/vm/check.sh
+
+demo:
+	tests/vm/demo.sh
