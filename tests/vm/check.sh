@@ -36,7 +36,9 @@ results=$build/results
 record() { echo "$*" >>"$results"; }
 
 # --- dependencies -----------------------------------------------------------
-ue_ensure_packages check "${ue_vm_deps[@]}" linux-perf trace-cmd || exit 1
+# (debhelper, dh-dkms, dkms and lintian for the package checks)
+ue_ensure_packages check "${ue_vm_deps[@]}" linux-perf trace-cmd \
+	debhelper dh-dkms dkms lintian || exit 1
 
 if [ "$kernels" != "$(echo $all_kernels)" ] && [ "$kernels" != "$all_kernels" ]; then
 	say "NOTE: UE_KERNELS restricts this run to: $kernels (targets: $(echo $all_kernels))"
@@ -68,11 +70,16 @@ if srctree=$("$vmdir/fetch-source.sh"); then
 	record "host fetch pass linux-source"
 	sample=
 	for k in $kernels; do
-		[ -n "${kroot[$k]:-}" ] && { sample=$(cat "${kroot[$k]}/kdir"); break; }
+		[ -n "${kroot[$k]:-}" ] && {
+			sample=$(cat "${kroot[$k]}/kdir") sample_release=$(cat "${kroot[$k]}/release")
+			break
+		}
 	done
 	if [ -n "$sample" ]; then
 		say "host checks"
 		"$root/tests/host/run.sh" "$srctree" "$sample" >>"$results"
+		say "host checks: packaging (make deb, lintian, dkms for $sample_release)"
+		"$root/tests/host/package.sh" "$sample" "$sample_release" >>"$results"
 	else
 		record "host kbuild fail no_kernel no fetched kernel to take a configuration from"
 	fi
