@@ -70,12 +70,14 @@ deb:
 
 # DKMS from a checkout: the sources go to /usr/src/user-events-<VERSION>/ as
 # the .deb puts them, with the version written into dkms.conf. MAKEFLAGS is
-# dropped so that KERNELRELEASE=... does not leak into dkms's own make.
+# dropped so that KERNELRELEASE=... does not leak into dkms's own make. A
+# version added before is removed first, so that a second run reinstalls.
 DKMS_SRC := /usr/src/user-events-$(UE_VERSION)
 DKMS_K := $(if $(KERNELRELEASE),-k $(KERNELRELEASE))
 DKMS := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms
 
 dkms-install:
+	-$(DKMS) remove -m user-events -v $(UE_VERSION) --all >/dev/null 2>&1
 	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
 	cp -a Makefile Kbuild VERSION src include scripts $(DKMS_SRC)/
 	sed 's/#MODULE_VERSION#/$(UE_VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf

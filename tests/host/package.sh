@@ -108,6 +108,12 @@ check dkms_install "see make dkms-install's output" \
 	test -f "$d/inst/$release/updates/dkms/user_events.ko"
 check dkms_install_version "installed module's version is not $version" \
 	sh -c "modinfo -F version '$d/inst/$release/updates/dkms/user_events.ko' | grep -qx '$version'"
+# A second run reinstalls (the version added before is removed first).
+rm -f "$d/inst/$release/updates/dkms/user_events.ko"
+make -C "$copy" dkms-install KERNELRELEASE="$release" DKMS="$dkms_cmd" \
+	DKMS_SRC="$d/src/user-events-$version" >"$work/dkms-install2.log" 2>&1
+check dkms_install_again "second make dkms-install failed" \
+	test -f "$d/inst/$release/updates/dkms/user_events.ko"
 
 # make install: modules_install and depmod, into a scratch root.
 make -C "$copy" install KDIR="$kdir" INSTALL_MOD_PATH="$work/root" >"$work/install.log" 2>&1
