@@ -3,7 +3,12 @@
 #
 #   make [KDIR=/usr/src/linux-headers-<ver>]   build user_events.ko
 #   make clean
+#   make install [INSTALL_MOD_PATH=<root>]     modules_install + depmod for KDIR's kernel
+#   make deb                                   build/deb/user-events-dkms_<ver>_all.deb
+#   make dkms-install [KERNELRELEASE=<ver>]    dkms add, build, install
+#   make dkms-remove                           dkms remove --all, drop the sources
 #   make check                                 the whole test suite, in VMs
+#   make demo                                  boot Debian 12's 6.1 in QEMU and show it work
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 UE_VERSION := $(shell cat $(CURDIR)/VERSION)
@@ -21,7 +26,7 @@ endif
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) UE_VERSION=$(UE_VERSION) $(KBUILD_CC)
 
-.PHONY: all modules kernel-check clean check
+.PHONY: all modules kernel-check clean check install deb dkms-install dkms-remove demo
 
 all: modules
 
@@ -41,5 +46,51 @@ clean:
 		-not -path './.git/*' -delete
 	rm -f Module.symvers modules.order
 
+# updates/, as DKMS uses, so that depmod prefers it to any in-tree copy.
+INSTALL_MOD_DIR ?= updates
+install: modules
+	$(KMAKE) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) modules_install
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a \
+		$(or $(KERNELRELEASE_OF_KDIR),$(shell uname -r))
+
+# The release KDIR was built for (from its headers), for depmod.
+KERNELRELEASE_OF_KDIR = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+# dpkg-buildpackage writes into the parent directory; collect its output in
+# build/deb/. Runs on a copy of the tree so that debian/'s scratch files
+# never land in the checkout.
+deb:
+	rm -rf build/deb && mkdir -p build/deb/src
+	cp -a Makefile Kbuild VERSION dkms.conf src include scripts debian build/deb/src/
+	cd build/deb/src && dpkg-buildpackage -us -uc -b >../dpkg-buildpackage.log 2>&1 || \
+		{ tail -20 ../dpkg-buildpackage.log; exit 1; }
+	rm -rf build/deb/src
+	@echo "built: $(CURDIR)/build/deb/user-events-dkms_$(UE_VERSION)_all.deb"
+
+# DKMS from a checkout: the sources go to /usr/src/user-events-<VERSION>/ as
+# the .deb puts them, with the version written into dkms.conf. MAKEFLAGS is
+# dropped so that KERNELRELEASE=... does not leak into dkms's own make. A
+# version added before is removed first, so that a second run reinstalls.
+DKMS_SRC := /usr/src/user-events-$(UE_VERSION)
+DKMS_K := $(if $(KERNELRELEASE),-k $(KERNELRELEASE))
+DKMS := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms
+
+dkms-install:
+	-$(DKMS) remove -m user-events -v $(UE_VERSION) --all >/dev/null 2>&1
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	cp -a Makefile Kbuild VERSION src include scripts $(DKMS_SRC)/
+	sed 's/#MODULE_VERSION#/$(UE_VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+	$(DKMS) add -m user-events -v $(UE_VERSION)
+	$(DKMS) build -m user-events -v $(UE_VERSION) $(DKMS_K)
+	$(DKMS) install -m user-events -v $(UE_VERSION) $(DKMS_K)
+
+dkms-remove:
+	-$(DKMS) remove -m user-events -v $(UE_VERSION) --all
+	rm -rf $(DKMS_SRC)
+
 check:
 	tests/vm/check.sh
+
+demo:
+	tests/vm/demo.sh

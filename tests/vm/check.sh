@@ -15,6 +15,7 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 vmdir=$root/tests/vm
+. "$vmdir/vm-lib.sh"
 export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 build=$root/build/check
 vm_timeout=${UE_VM_TIMEOUT:-600}
@@ -35,23 +36,9 @@ results=$build/results
 record() { echo "$*" >>"$results"; }
 
 # --- dependencies -----------------------------------------------------------
-deps=(qemu-system-x86 busybox-static cpio build-essential gcc-12 kmod libelf1
-      xz-utils zstd rsync linux-perf trace-cmd)
-missing=()
-for p in "${deps[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	say "installing: ${missing[*]}"
-	if [ "$(id -u)" != 0 ]; then
-		echo "check: missing packages (${missing[*]}) and not root; install them first" >&2
-		exit 1
-	fi
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
-		{ echo "check: apt-get install failed" >&2; exit 1; }
-fi
+# (debhelper, dh-dkms, dkms and lintian for the package checks)
+ue_ensure_packages check "${ue_vm_deps[@]}" linux-perf trace-cmd \
+	debhelper dh-dkms dkms lintian || exit 1
 
 if [ "$kernels" != "$(echo $all_kernels)" ] && [ "$kernels" != "$all_kernels" ]; then
 	say "NOTE: UE_KERNELS restricts this run to: $kernels (targets: $(echo $all_kernels))"
@@ -83,11 +70,16 @@ if srctree=$("$vmdir/fetch-source.sh"); then
 	record "host fetch pass linux-source"
 	sample=
 	for k in $kernels; do
-		[ -n "${kroot[$k]:-}" ] && { sample=$(cat "${kroot[$k]}/kdir"); break; }
+		[ -n "${kroot[$k]:-}" ] && {
+			sample=$(cat "${kroot[$k]}/kdir") sample_release=$(cat "${kroot[$k]}/release")
+			break
+		}
 	done
 	if [ -n "$sample" ]; then
 		say "host checks"
 		"$root/tests/host/run.sh" "$srctree" "$sample" >>"$results"
+		say "host checks: packaging (make deb, lintian, dkms for $sample_release)"
+		"$root/tests/host/package.sh" "$sample" "$sample_release" >>"$results"
 	else
 		record "host kbuild fail no_kernel no fetched kernel to take a configuration from"
 	fi
@@ -166,21 +158,13 @@ fi
 # --- per kernel ---------------------------------------------------------------
 build_module() { # kernel outdir [make vars...]
 	local k=$1 out=$2; shift 2
-	rm -rf "$out"; mkdir -p "$out"
-	rsync -a --exclude build --exclude .git --exclude '*.o' --exclude '*.ko' \
-		"$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
-		"$root/include" "$root/scripts" "$out/"
-	make -C "$out" KDIR="$(cat "${kroot[$k]}/kdir")" "$@" >"$out.log" 2>&1
+	ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
 }
 
 make_initramfs() { # kernel
 	local k=$1 ir=$build/$k/initramfs
-	rm -rf "$ir"
-	mkdir -p "$ir"/{bin,modules,tests/bin,proc,sys,dev,tmp}
-	cp /bin/busybox "$ir/bin/busybox"
-	ln -s busybox "$ir/bin/sh"
-	cp "$vmdir/guest-init" "$ir/init"
-	chmod +x "$ir/init"
+	ue_initramfs_skeleton "$ir" "$vmdir/guest-init"
+	mkdir -p "$ir/tests/bin"
 	cp "$root"/tests/userspace/*.sh "$ir/tests/"
 	cp "$ubin"/* "$ir/tests/bin/"
 	mkdir -p "$ir/tests/selftests"
@@ -196,7 +180,7 @@ make_initramfs() { # kernel
 		cp "$build/$k/kunit/tests/kunit/user_events_kunit.ko" "$ir/modules/"
 	fi
 	[ -d "$troot" ] && cp -a "$troot"/. "$ir/"
-	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$build/$k/initrd.gz"
+	ue_initramfs_pack "$ir" "$build/$k/initrd.gz"
 }
 
 # Kernel splats on the console (tests/vm/splat.re; our own lines, UE-*, are
@@ -206,12 +190,7 @@ splat_re=$(grep -v '^#' "$vmdir/splat.re" | paste -sd'|')
 boot_and_run() { # kernel
 	local k=$1 log=$build/$k/console.log kdir rc
 	kdir=${kroot[$k]}
-	timeout "$vm_timeout" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
-		-display none -monitor none -no-reboot \
-		-serial file:"$log" \
-		-kernel "$kdir/boot/vmlinuz-$(cat "$kdir/release")" \
-		-initrd "$build/$k/initrd.gz" \
-		-append "console=ttyS0 panic=-1 loglevel=7" </dev/null >"$build/$k/qemu.log" 2>&1
+	ue_boot "$kdir" "$build/$k/initrd.gz" "$log" "$vm_timeout"
 	rc=$?
 	tr -d '\r' <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
 	if [ $rc = 124 ]; then

@@ -1,0 +1,137 @@
+#!/bin/bash
+# Host checks of the packaging (issue 6): dkms.conf, the .deb (make deb),
+# lintian, and make dkms-install / dkms-remove into private DKMS trees.
+# Prints one line per check: "host package pass|fail <case> [detail]".
+# Usage: package.sh KDIR RELEASE   (headers of a kernel to build for)
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+kdir=$1
+release=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+version=$(cat "$root/VERSION")
+
+result() { echo "host package $1 $2${3:+ $3}"; }
+check() { # case detail-if-failed command...
+	local c=$1 d=$2
+	shift 2
+	if "$@" >/dev/null 2>&1; then result pass "$c"; else result fail "$c" "$d"; fi
+}
+
+# --- dkms.conf, sourced by bash as dkms does, from elsewhere -----------------
+# conf_vars FILE: the variables dkms reads, one "NAME=value" a line.
+conf_vars() {
+	(cd / && bash -c '. "$1" && for v in PACKAGE_NAME PACKAGE_VERSION AUTOINSTALL CLEAN \
+		BUILD_EXCLUSIVE_CONFIG; do echo "$v=${!v}"; done &&
+		echo "BUILT_MODULE_NAME0=${BUILT_MODULE_NAME[0]}" &&
+		echo "DEST_MODULE_LOCATION0=${DEST_MODULE_LOCATION[0]}" &&
+		echo "MAKE0=${MAKE[0]}"' conf "$1")
+}
+expect_vars() { # FILE
+	local v
+	v=$(conf_vars "$1") || return 1
+	grep -qx "PACKAGE_NAME=user-events" <<<"$v" &&
+	grep -qx "PACKAGE_VERSION=$version" <<<"$v" &&
+	grep -qx "AUTOINSTALL=yes" <<<"$v" &&
+	grep -qx "BUILT_MODULE_NAME0=user_events" <<<"$v" &&
+	grep -qx "DEST_MODULE_LOCATION0=/updates/dkms" <<<"$v" &&
+	grep -q '^MAKE0=make KDIR=.* modules$' <<<"$v" &&
+	grep -qx 'CLEAN=make clean' <<<"$v"
+}
+check dkms_conf_checkout "variables of the checkout's dkms.conf" expect_vars "$root/dkms.conf"
+
+# BUILD_EXCLUSIVE_CONFIG: !CONFIG_USER_EVENTS and exactly what the build requires.
+exclusive_matches() {
+	local want have
+	want=$( (echo '!CONFIG_USER_EVENTS'; sed -n 's/^need \(CONFIG_[A-Z0-9_]*\) .*/\1/p' \
+		"$root/scripts/check-kernel.sh") | sort)
+	have=$(conf_vars "$root/dkms.conf" | sed -n 's/^BUILD_EXCLUSIVE_CONFIG=//p' | tr ' ' '\n' | sort)
+	[ -n "$have" ] && [ "$want" = "$have" ]
+}
+check dkms_conf_exclusive "BUILD_EXCLUSIVE_CONFIG differs from scripts/check-kernel.sh" exclusive_matches
+
+# --- make deb, on a copy of the checkout ---------------------------------------
+copy=$work/tree
+mkdir -p "$copy"
+cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,debian} "$copy/"
+deb=$copy/build/deb/user-events-dkms_${version}_all.deb
+if make -C "$copy" deb >"$work/deb.log" 2>&1 && [ -f "$deb" ]; then
+	result pass deb_builds
+else
+	result fail deb_builds "$(tail -3 "$work/deb.log" | tr '\n' '|')"
+fi
+if [ -f "$deb" ]; then
+	list=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
+	missing=
+	for f in dkms.conf Makefile Kbuild VERSION scripts/check-kernel.sh \
+		 include/uapi/linux/user_events.h $(cd "$root" && ls src/*.[ch] src/compat/*.[ch]); do
+		grep -qx "./usr/src/user-events-$version/$f" <<<"$list" || missing+=" $f"
+	done
+	grep -qx ./usr/lib/modules-load.d/user-events.conf <<<"$list" || missing+=" modules-load.d"
+	if [ -z "$missing" ]; then result pass deb_contents; else result fail deb_contents "missing:$missing"; fi
+
+	mkdir -p "$work/x"
+	dpkg-deb -x "$deb" "$work/x"
+	check deb_modules_load "modules-load.d file is not 'user_events'" \
+		grep -qx user_events "$work/x/usr/lib/modules-load.d/user-events.conf"
+	check deb_dkms_conf "packaged dkms.conf" expect_vars "$work/x/usr/src/user-events-$version/dkms.conf"
+	check deb_dkms_conf_literal "packaged dkms.conf has no literal version" \
+		grep -qx "PACKAGE_VERSION=\"$version\"" "$work/x/usr/src/user-events-$version/dkms.conf"
+	fields() { [ "$(dpkg-deb -f "$deb" Package Version Architecture)" = \
+		"$(printf 'Package: user-events-dkms\nVersion: %s\nArchitecture: all' "$version")" ] &&
+		dpkg-deb -f "$deb" Depends | grep -q '^dkms\b'; }
+	check deb_control "Package/Version/Architecture/Depends" fields
+	dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./postinst >"$work/postinst" 2>/dev/null
+	check deb_postinst_modprobe "postinst does not try modprobe user_events" \
+		grep -q 'modprobe user_events' "$work/postinst"
+	check deb_postinst_syntax "postinst: sh -n fails" sh -n "$work/postinst"
+
+	# Warnings are allowed; any error (or lintian not running) fails.
+	if lintian --fail-on error "$deb" >"$work/lintian.log" 2>&1; then
+		result pass lintian_no_errors
+	else
+		result fail lintian_no_errors "$(grep -v '^N:' "$work/lintian.log" | head -3 | tr '\n' '|')"
+	fi
+fi
+
+# --- make dkms-install / dkms-remove, into private trees -----------------------
+# dkms's own trees and the install tree under $work, the kernel's headers
+# from KDIR, no depmod: nothing of the machine's /lib/modules is touched.
+d=$work/dkms
+mkdir -p "$d/src" "$d/tree" "$d/inst/$release"
+dkms_cmd="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms --dkmstree $d/tree --sourcetree $d/src \
+--installtree $d/inst --kernelsourcedir $kdir --no-depmod"
+make -C "$copy" dkms-install KERNELRELEASE="$release" DKMS="$dkms_cmd" \
+	DKMS_SRC="$d/src/user-events-$version" >"$work/dkms-install.log" 2>&1
+check dkms_install "see make dkms-install's output" \
+	test -f "$d/inst/$release/updates/dkms/user_events.ko"
+check dkms_install_version "installed module's version is not $version" \
+	sh -c "modinfo -F version '$d/inst/$release/updates/dkms/user_events.ko' | grep -qx '$version'"
+# A second run reinstalls (the version added before is removed first).
+rm -f "$d/inst/$release/updates/dkms/user_events.ko"
+make -C "$copy" dkms-install KERNELRELEASE="$release" DKMS="$dkms_cmd" \
+	DKMS_SRC="$d/src/user-events-$version" >"$work/dkms-install2.log" 2>&1
+check dkms_install_again "second make dkms-install failed" \
+	test -f "$d/inst/$release/updates/dkms/user_events.ko"
+
+# make install: modules_install and depmod, into a scratch root.
+make -C "$copy" install KDIR="$kdir" INSTALL_MOD_PATH="$work/root" >"$work/install.log" 2>&1
+check make_install "user_events.ko not installed in updates/ and in modules.dep" \
+	grep -q '^updates/user_events.ko:' "$work/root/lib/modules/$release/modules.dep"
+
+# A kernel with CONFIG_USER_EVENTS=y is skipped (dkms status 77), not failed.
+fake=$work/fake-kdir
+mkdir -p "$fake"
+{ cat "$kdir/.config"; echo CONFIG_USER_EVENTS=y; } >"$fake/.config"
+$dkms_cmd build -m user-events -v "$version" -k 9.9.9-fake --kernelsourcedir "$fake" \
+	>"$work/dkms-skip.log" 2>&1
+rc=$?
+if [ $rc = 77 ]; then result pass dkms_skips_builtin
+else result fail dkms_skips_builtin "dkms build status $rc, expected 77"; fi
+
+make -C "$copy" dkms-remove DKMS="$dkms_cmd" DKMS_SRC="$d/src/user-events-$version" \
+	>"$work/dkms-remove.log" 2>&1
+check dkms_remove "module or sources left after make dkms-remove" \
+	sh -c "[ ! -e '$d/inst/$release/updates/dkms/user_events.ko' ] && [ ! -e '$d/src/user-events-$version' ] && [ ! -e '$d/tree/user-events' ]"
+exit 0

@@ -1,0 +1,68 @@
+# Shared by check.sh and demo.sh (sourced, bash): the packages the VM rig
+# needs, the initramfs skeleton and the QEMU command line.
+
+# The Debian packages the rig needs: QEMU, busybox, the build tools.
+ue_vm_deps=(qemu-system-x86 busybox-static cpio build-essential gcc-12 kmod libelf1
+	    xz-utils zstd rsync)
+
+# ue_ensure_packages NAME PKG...: install what is missing with apt-get (root
+# only). NAME prefixes the messages.
+ue_ensure_packages() {
+	local name=$1 p missing=()
+	shift
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	printf '== installing: %s\n' "${missing[*]}"
+	if [ "$(id -u)" != 0 ]; then
+		echo "$name: missing packages (${missing[*]}) and not root; install them first" >&2
+		return 1
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		{ echo "$name: apt-get install failed" >&2; return 1; }
+}
+
+# ue_initramfs_skeleton DIR INIT: busybox, the mount points, and INIT as /init.
+ue_initramfs_skeleton() {
+	local ir=$1
+	rm -rf "$ir"
+	mkdir -p "$ir"/{bin,modules,proc,sys,dev,tmp}
+	cp /bin/busybox "$ir/bin/busybox"
+	ln -s busybox "$ir/bin/sh"
+	cp "$2" "$ir/init"
+	chmod +x "$ir/init"
+}
+
+# ue_initramfs_pack DIR OUT: gzip'ed newc cpio of DIR.
+ue_initramfs_pack() {
+	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
+
+# ue_boot KROOT INITRD CONSOLE-LOG TIMEOUT: boot the kernel of KROOT (a
+# directory with release and boot/, as fetch-kernels.sh leaves it) under
+# TCG; the guest's serial console goes to CONSOLE-LOG, QEMU's own output to
+# CONSOLE-LOG.qemu. Returns QEMU's (or timeout's, 124) status.
+ue_boot() {
+	local kr=$1
+	timeout "$4" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
+		-display none -monitor none -no-reboot \
+		-serial file:"$3" \
+		-kernel "$kr/boot/vmlinuz-$(cat "$kr/release")" \
+		-initrd "$2" \
+		-append "console=ttyS0 panic=-1 loglevel=7" </dev/null >"$3.qemu" 2>&1
+}
+
+# ue_build_module ROOT OUT KDIR [make vars...]: build user_events.ko from the
+# checkout ROOT in a copy under OUT (log in OUT.log).
+ue_build_module() {
+	local root=$1 out=$2 kdir=$3
+	shift 3
+	rm -rf "$out"; mkdir -p "$out"
+	rsync -a --exclude build --exclude .git --exclude '*.o' --exclude '*.ko' \
+		"$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
+		"$root/include" "$root/scripts" "$out/"
+	make -C "$out" KDIR="$kdir" "$@" >"$out.log" 2>&1
+}
