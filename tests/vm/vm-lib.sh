@@ -44,15 +44,17 @@ ue_initramfs_pack() {
 # ue_boot KROOT INITRD CONSOLE-LOG TIMEOUT: boot the kernel of KROOT (a
 # directory with release and boot/, as fetch-kernels.sh leaves it) under
 # TCG; the guest's serial console goes to CONSOLE-LOG, QEMU's own output to
-# CONSOLE-LOG.qemu. Returns QEMU's (or timeout's, 124) status.
+# CONSOLE-LOG.qemu. Returns QEMU's (or timeout's, 124) status. A kernel
+# directory may hold a file "cmdline" with extra kernel parameters.
 ue_boot() {
-	local kr=$1
+	local kr=$1 extra=
+	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
 	timeout "$4" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
 		-display none -monitor none -no-reboot \
 		-serial file:"$3" \
 		-kernel "$kr/boot/vmlinuz-$(cat "$kr/release")" \
 		-initrd "$2" \
-		-append "console=ttyS0 panic=-1 loglevel=7" </dev/null >"$3.qemu" 2>&1
+		-append "console=ttyS0 panic=-1 loglevel=7$extra" </dev/null >"$3.qemu" 2>&1
 }
 
 # ue_build_module ROOT OUT KDIR [make vars...]: build user_events.ko from the
