@@ -270,6 +270,23 @@ for k in $kernels; do
 	fi
 done
 
+# --- install test: the .deb through apt-get and DKMS, then each kernel booted with
+# the module DKMS installed for it (tests/install/run.sh) -----------------------
+stock=()
+for k in $kernels; do
+	[ "$k" != debug ] && grep -q "^$k fetch pass" "$results" && stock+=("$k")
+done
+if [ ${#stock[@]} -gt 0 ]; then
+	if [ -x "$ubin/example" ]; then
+		say "install test: apt-get install of the .deb, DKMS for ${stock[*]}, boot, purge"
+		t0=$(date +%s)
+		"$root/tests/install/run.sh" "$build/install" "$ubin/example" "${stock[@]}" >>"$results"
+		say "install test done in $(( $(date +%s) - t0 ))s (logs: $build/install/)"
+	else
+		record "host install fail example samples/example.c did not build"
+	fi
+fi
+
 # --- report -------------------------------------------------------------------
 suites=$(awk '{ print $2 }' "$results" | awk '!seen[$0]++')
 echo
