@@ -160,6 +160,10 @@ check host modules_load_d "/usr/lib/modules-load.d/user-events.conf missing" \
 # when the running kernel is not among them (our test machines); on a
 # machine where it is, it builds for the running and the newest kernel only,
 # and the kernel's headers hook builds the others: run that hook then.
+# DKMS signs what it builds with its own key (made on first use), which
+# Secure Boot users enroll (README).
+signer=$(openssl x509 -in /var/lib/dkms/mok.pub -noout -subject -nameopt RFC2253 2>/dev/null |
+	sed -n 's/^subject=CN=//p')
 ko_of() { ls "/lib/modules/$1/updates/dkms/user_events.ko"* 2>/dev/null | head -1; }
 for k in "$@"; do
 	r=${rel[$k]}
@@ -180,6 +184,8 @@ for k in "$@"; do
 		sh -c "modinfo -F version '$ko' | grep -qx '$version'"
 	check "$k" module_vermagic "vermagic of $ko is not for $r" \
 		sh -c "modinfo -F vermagic '$ko' | grep -q '^$r '"
+	check "$k" module_signed "signer '$(modinfo -F signer "$ko" 2>&1)', want the DKMS key's '$signer'" \
+		sh -c "[ -n '$signer' ] && modinfo -F signer '$ko' | grep -qxF '$signer'"
 	check "$k" module_in_modules_dep "updates/dkms/user_events not in modules.dep" \
 		grep -q '^updates/dkms/user_events\.ko' "/lib/modules/$r/modules.dep"
 done
