@@ -228,9 +228,9 @@ static long ue_data_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
-static ssize_t ue_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
+static ssize_t ue_data_write_core(struct file *file, struct iov_iter *i)
 {
-	struct ue_file *info = kiocb->ki_filp->private_data;
+	struct ue_file *info = file->private_data;
 	size_t total = iov_iter_count(i);
 	struct ue_event *ev;
 	int index, ret;
@@ -246,11 +246,15 @@ static ssize_t ue_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 	return ret ? ret : total;
 }
 
+static ssize_t ue_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
+{
+	return ue_data_write_core(kiocb->ki_filp, i);
+}
+
 /* write() at a non-zero position is -EFAULT, as upstream (spec 1.8). */
 static ssize_t ue_data_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	struct kiocb kiocb;
 	struct iov_iter i;
 	struct iovec iov;
 
@@ -258,8 +262,7 @@ static ssize_t ue_data_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	if (ue_import_ubuf(ubuf, count, &iov, &i))
 		return -EFAULT;
-	init_sync_kiocb(&kiocb, file);
-	return ue_data_write_iter(&kiocb, &i);
+	return ue_data_write_core(file, &i);
 }
 
 static int ue_data_open(struct inode *inode, struct file *file)
