@@ -57,6 +57,7 @@ struct ue_mm {
 
 struct ue_enabler {
 	struct list_head	link;		/* ue_mm.enablers */
+	struct list_head	ev_link;	/* ue_event.enablers */
 	struct ue_event		*ev;		/* referenced */
 	struct ue_mm		*um;
 	u64			addr;		/* as registered */
@@ -196,7 +197,7 @@ static void ue_enabler_write(struct ue_enabler *en)
 	en->faulting = true;
 	mmgrab(mm);
 	en->fault_mm = mm;
-	queue_work(ue_wq, &en->fault_work);
+	ue_queue_work(&en->fault_work);
 }
 
 static void ue_enabler_fault_work(struct work_struct *work)
@@ -220,21 +221,19 @@ static void ue_enabler_fault_work(struct work_struct *work)
 	mmdrop(mm);
 	if (freeing)
 		ue_enabler_free(en);
+	ue_work_done();
 }
 
+/* Only the event's own enablers: upstream walks every tracked mm. */
 void ue_enablers_update(struct ue_event *ev)
 {
 	struct ue_enabler *en;
-	struct ue_mm *um;
-	int bkt;
 
 	lockdep_assert_held(ue_ksym_event_mutex);
-	hash_for_each(ue_mms, bkt, um, node)
-		list_for_each_entry(en, &um->enablers, link)
-			if (en->ev == ev) {
-				en->attempt = 0;
-				ue_enabler_write(en);
-			}
+	list_for_each_entry(en, &ev->enablers, ev_link) {
+		en->attempt = 0;
+		ue_enabler_write(en);
+	}
 }
 
 /* Take @en off its list; returns whether the caller frees it now. */
@@ -242,6 +241,7 @@ static bool ue_enabler_unlink(struct ue_enabler *en)
 {
 	lockdep_assert_held(ue_ksym_event_mutex);
 	list_del_rcu(&en->link);
+	list_del(&en->ev_link);
 	en->freeing = true;
 	return !en->faulting;
 }
@@ -272,6 +272,7 @@ static void ue_mm_release_work(struct work_struct *work)
 {
 	mutex_lock(ue_ksym_event_mutex);
 	ue_mm_detach_unlock(container_of(work, struct ue_mm, release_work));
+	ue_work_done();
 }
 
 /*
@@ -290,7 +291,7 @@ static void ue_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 	if (mutex_trylock(ue_ksym_event_mutex))
 		ue_mm_detach_unlock(um);
 	else
-		queue_work(ue_wq, &um->release_work);
+		ue_queue_work(&um->release_work);
 }
 
 static struct mmu_notifier *ue_mn_alloc(struct mm_struct *mm)
@@ -353,8 +354,10 @@ bool ue_enabler_exists(u64 addr, u8 bit)
 	um = ue_mm_find(current->mm);
 	if (um)
 		list_for_each_entry_rcu(en, &um->enablers, link)
-			if (en->addr == addr && en->bit == bit)
+			if (en->addr == addr && en->bit == bit) {
 				found = true;
+				break;
+			}
 	rcu_read_unlock();
 	return found;
 }
@@ -381,8 +384,11 @@ static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
 		mutex_lock(ue_ksym_event_mutex);
 		ret = ue_bit_write(mm, addr, bit, word32, READ_ONCE(ev->status));
-		if (!ret)
-			list_add_rcu(&en->link, &um->enablers);
+		if (!ret) {
+			/* Oldest first: unregistering in that order stops early. */
+			list_add_tail_rcu(&en->link, &um->enablers);
+			list_add(&en->ev_link, &ev->enablers);
+		}
 		mutex_unlock(ue_ksym_event_mutex);
 		if (ret != -EFAULT || ue_fault_in(mm, addr, bit, word32))
 			break;
@@ -426,6 +432,8 @@ int ue_enabler_unregister(u64 addr, u8 bit)
 		word32 = en->word32;
 		if (ue_enabler_unlink(en))
 			list_add(&en->link, &free);
+		/* (address, bit) is unique in an address space: no other. */
+		break;
 	}
 	mutex_unlock(ue_ksym_event_mutex);
 	if (!found)
@@ -441,6 +449,7 @@ int ue_enabler_unregister(u64 addr, u8 bit)
 static void ue_fork_put_work(struct work_struct *work)
 {
 	ue_fork_drop(container_of(work, struct ue_fork_snap, put_work), false);
+	ue_work_done();
 }
 
 /*
@@ -490,7 +499,7 @@ void ue_fork_drop(struct ue_fork_snap *snap, bool atomic)
 	u32 i;
 
 	if (atomic) {
-		queue_work(ue_wq, &snap->put_work);
+		ue_queue_work(&snap->put_work);
 		return;
 	}
 	for (i = 0; i < snap->nr; i++)

@@ -30,6 +30,7 @@ struct ue_event {
 	char				*reg_name;	/* owns the field strings too */
 	char				*tp_name;	/* reg_name, or "name.<hex id>" */
 	struct hlist_node		node;
+	struct list_head		enablers;	/* ue_enabler.ev_link */
 	struct dyn_event		devent;		/* on dyn_event_list */
 	struct work_struct		put_work;
 	struct rcu_head			rcu;

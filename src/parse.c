@@ -430,10 +430,13 @@ static size_t ue_count_bare_semis(const char *args)
 
 char **ue_args_split(const char *args, int *argc)
 {
-	size_t len = strlen(args) + ue_count_bare_semis(args);
+	size_t semis = ue_count_bare_semis(args);
+	size_t len = strlen(args) + semis;
 	char *spaced, *pos;
 	char **argv;
 
+	if (!semis)
+		return argv_split(GFP_KERNEL_ACCOUNT, args, argc);
 	spaced = kmalloc(len + 1, GFP_KERNEL_ACCOUNT);
 	if (!spaced)
 		return NULL;
