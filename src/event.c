@@ -103,9 +103,8 @@ static void ue_event_free(struct ue_event *ev)
 {
 	u32 i;
 
-	for (i = 0; ev->core_fields && i < ev->fields.nr; i++)
-		if (ev->core_fields[i].type != ev->fields.field[i].type)
-			kfree(ev->core_fields[i].type);
+	for (i = 0; i < ev->fields.nr; i++)
+		kfree(ev->fields.field[i].core_type);
 	ue_fields_free(&ev->fields);
 	kfree(ev->core_fields);
 	kfree(ev->call.print_fmt);
@@ -356,11 +355,12 @@ static struct ue_event *ue_event_alloc(char *cmd, char *args, u16 reg_flags)
 		 * length, and both then show "char name[16]".
 		 */
 		if (f->array_len) {
-			type = kasprintf(GFP_KERNEL_ACCOUNT, "%.*s[%u]",
-					 (int)(strchr(f->type, '[') - f->type),
-					 f->type, f->array_len);
-			if (!type)
+			f->core_type = kasprintf(GFP_KERNEL_ACCOUNT, "%.*s[%u]",
+						 (int)(strchr(f->type, '[') - f->type),
+						 f->type, f->array_len);
+			if (!f->core_type)
 				goto fail;
+			type = f->core_type;
 		}
 		ue_set_event_field(&ev->core_fields[i], type, f->name,
 				   f->size, f->is_signed, f->array_len);
@@ -387,6 +387,9 @@ fail:
 }
 
 /* Give the event a type id and its directories; event_mutex held. */
+/* What class.fields_array points to once the core no longer needs it. */
+static struct trace_event_fields ue_no_fields[1];
+
 static int ue_event_register(struct ue_event *ev)
 {
 	int ret;
@@ -401,6 +404,18 @@ static int ue_event_register(struct ue_event *ev)
 		return ret;
 	}
 	ue_call_set_dynamic(&ev->call);
+	/*
+	 * The core has built its field list from the array (strings stay
+	 * ours) and reads the array again only while that list is empty, so
+	 * a field-less event keeps its own; the others let it go: about 100
+	 * bytes an event, which upstream, building the list itself, never
+	 * spends.
+	 */
+	if (ev->fields.nr) {
+		ev->class.fields_array = ue_no_fields;
+		kfree(ev->core_fields);
+		ev->core_fields = NULL;
+	}
 	/* The caller's reference, and the event's own if it persists. */
 	refcount_set(&ev->refcnt, (ev->reg_flags & USER_EVENT_REG_PERSIST) ? 2 : 1);
 	hash_add(ue_events, &ev->node, ue_key(ev->reg_name));

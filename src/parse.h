@@ -37,6 +37,7 @@ struct ue_field {
 	u8		loc;		/* enum ue_loc */
 	bool		is_string;	/* a __data_loc/__rel_loc whose type has "char" */
 	bool		is_struct;	/* "struct X name SIZE" */
+	char		*core_type;	/* the core's "char[N]" (event.c), or NULL */
 };
 
 /* What the write path checks of each __data_loc/__rel_loc field. */
