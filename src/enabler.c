@@ -63,11 +63,9 @@ struct ue_enabler {
 	u64			addr;		/* as registered */
 	u8			bit;		/* as registered */
 	bool			word32;		/* enable_size 4 */
-	bool			faulting;	/* fault_work queued */
-	bool			freeing;	/* off its list; fault_work frees */
-	int			attempt;
-	struct mm_struct	*fault_mm;	/* grabbed while faulting */
-	struct work_struct	fault_work;
+	bool			faulting;	/* a ue_fault is queued */
+	bool			freeing;	/* off its list; the ue_fault frees */
+	u8			attempt;
 	struct rcu_head		rcu;
 };
 
@@ -175,12 +173,23 @@ static void ue_enabler_free(struct ue_enabler *en)
 	kfree_rcu(en, rcu);
 }
 
+/*
+ * An asynchronous fault-in of an enabler's word, allocated only when one is
+ * needed (an enabler stays at 96 bytes).
+ */
+struct ue_fault {
+	struct work_struct	work;
+	struct ue_enabler	*en;
+	struct mm_struct	*mm;		/* grabbed */
+};
+
 static void ue_enabler_fault_work(struct work_struct *work);
 
 /* Write the event's state into the enabler's word; event_mutex held. */
 static void ue_enabler_write(struct ue_enabler *en)
 {
 	struct mm_struct *mm = en->um->mn.mm;
+	struct ue_fault *fault;
 	int ret;
 
 	lockdep_assert_held(ue_ksym_event_mutex);
@@ -192,19 +201,26 @@ static void ue_enabler_write(struct ue_enabler *en)
 	if (ret != -EFAULT)
 		return;
 	/* Not present or read-only (COW, swapped out): fault in elsewhere. */
-	if (en->attempt++ >= UE_FAULT_ATTEMPTS)
+	if (en->attempt >= UE_FAULT_ATTEMPTS)
 		return;
-	en->faulting = true;
+	en->attempt++;
+	/* Without memory for it, the next state change tries again. */
+	fault = kmalloc(sizeof(*fault), GFP_KERNEL);
+	if (!fault)
+		return;
+	INIT_WORK(&fault->work, ue_enabler_fault_work);
+	fault->en = en;
 	mmgrab(mm);
-	en->fault_mm = mm;
-	ue_queue_work(&en->fault_work);
+	fault->mm = mm;
+	en->faulting = true;
+	ue_queue_work(&fault->work);
 }
 
 static void ue_enabler_fault_work(struct work_struct *work)
 {
-	struct ue_enabler *en = container_of(work, struct ue_enabler,
-					     fault_work);
-	struct mm_struct *mm = en->fault_mm;
+	struct ue_fault *fault = container_of(work, struct ue_fault, work);
+	struct ue_enabler *en = fault->en;
+	struct mm_struct *mm = fault->mm;
 	bool freeing;
 	int ret;
 
@@ -219,6 +235,7 @@ static void ue_enabler_fault_work(struct work_struct *work)
 		ue_enabler_write(en);
 	mutex_unlock(ue_ksym_event_mutex);
 	mmdrop(mm);
+	kfree(fault);
 	if (freeing)
 		ue_enabler_free(en);
 	ue_work_done();
@@ -378,7 +395,6 @@ static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 	en->addr = addr;
 	en->bit = bit;
 	en->word32 = word32;
-	INIT_WORK(&en->fault_work, ue_enabler_fault_work);
 
 	/* Write the current state and list it under one hold of the lock. */
 	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
