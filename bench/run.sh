@@ -105,7 +105,7 @@ function row(key, label, target,   o, k, r, s, t, note) {
 	med["ours", key] = o; med["inkernel", key] = k
 	r = (k > 0) ? o / k : 0
 	s = fmt(k, unit[key]); t = fmt(o, unit[key])
-	if (key ~ /^write_|^marker/) { s = s rate(k); t = t rate(o) }
+	if (key ~ /^write_|^marker|^floor/) { s = s rate(k); t = t rate(o) }
 	note = ""
 	if (target != "" && r > target + 0.00001) { note = " **MISS**"; miss = miss sprintf("\n%s: ours/in-kernel %.2f > %.2f", label, r, target) }
 	printf "| %s | %s | %s | %.2f%s |\n", label, s, t, r, note
@@ -118,6 +118,8 @@ END {
 	row("write_perf", "enabled write, perf (PERF_SAMPLE_RAW into a ring buffer)", 1.00)
 	row("write_disabled", "disabled write (`-EBADF`)", 1.00)
 	row("marker_raw", "`trace_marker_raw` write, same size (the same kernel code in both: noise)", "")
+	row("floor_writev", "the same `writev` to /dev/null (system call floor; noise)", "")
+	row("floor_write", "the same-size `write` to /dev/null (system call floor; noise)", "")
 	row("reg_new", "DIAG_IOCSREG, new event", 1.00)
 	row("reg_existing", "DIAG_IOCSREG, existing event", 1.00)
 	row("unreg", "DIAG_IOCSUNREG", 1.00)
@@ -141,6 +143,8 @@ END {
 		}
 		print "."
 	}
+	printf "Of that, the system calls alone (to /dev/null), `writev` / `write`: %.2f (ours), %.2f (in-kernel); what is\n", med["ours", "floor_writev"] / med["ours", "floor_write"], med["inkernel", "floor_writev"] / med["inkernel", "floor_write"]
+	printf "left after them, (enabled ftrace write - `writev` floor) / (`trace_marker_raw` - `write` floor): %.2f (ours), %.2f (in-kernel).\n", (med["ours", "write_ftrace"] - med["ours", "floor_writev"]) / (med["ours", "marker_raw"] - med["ours", "floor_write"]), (med["inkernel", "write_ftrace"] - med["inkernel", "floor_writev"]) / (med["inkernel", "marker_raw"] - med["inkernel", "floor_write"])
 	print ""
 	printf "Medians of %d rounds in each of %d boots per kernel.\n", rounds, boots
 	print miss > "/dev/stderr"

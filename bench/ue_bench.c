@@ -296,6 +296,19 @@ static void bench_writes(struct wctx *w)
 	w->expect = -EBADF;
 	ns = timed(op_writev, w, 1, NULL);
 	report("write_disabled", ns, "ns/op");
+
+	/* The system calls alone: the same writev and write to /dev/null. */
+	{
+		struct wctx nul = *w;
+		struct mctx m;
+
+		nul.fd = open("/dev/null", O_WRONLY);
+		nul.expect = sizeof(w->idx) + sizeof(w->p);
+		report("floor_writev", timed(op_writev, &nul, 1, NULL), "ns/op");
+		m.fd = nul.fd;
+		report("floor_write", timed(op_marker, &m, 1, NULL), "ns/op");
+		close(nul.fd);
+	}
 }
 
 /* DIAG_IOCSREG of new events, of an existing one, and DIAG_IOCSUNREG. */
