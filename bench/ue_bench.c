@@ -132,15 +132,15 @@ static int unreg(int fd, uint32_t *word, int bit)
 	return ioctl(fd, DIAG_IOCSUNREG, &u);
 }
 
-/* Wait (up to 20 s) until at most @n user events exist. */
+/* Wait (up to 60 s) until at most @n user events exist. */
 static void wait_active(long n)
 {
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 600; i++) {
 		if (read_long_after(TRACEFS "/user_events_status", "Active: ") <= n)
 			return;
 		usleep(100000);
 	}
-	err("still more than %ld events after 20 s", n);
+	err("still more than %ld events after 60 s", n);
 }
 
 /*
@@ -334,7 +334,12 @@ static void bench_reg(int round, uint32_t *words)
 		report("reg_new", (t1 - t0) * 1e9 / REG_N, "ns/op");
 	for (i = 0; i < REG_N; i++)
 		unreg(fd, &words[i], 0);
-	close(fd);		/* the events go away once unused */
+	close(fd);
+	/*
+	 * The events go away once unused, in work items of both
+	 * implementations: let them finish outside the timed loops.
+	 */
+	wait_active(2);
 
 	/* The same event REG_N times, each with its own enable word. */
 	fd = open(TRACEFS "/user_events_data", O_RDWR);
@@ -450,6 +455,27 @@ out:
 	munmap(words, (n * 4 + 4095) & ~4095);
 }
 
+/*
+ * Slab: of /proc/meminfo in kB, once it has settled: caches dropped, and
+ * two readings half a second apart within 64 kB (what exited processes
+ * and deleted events free arrives after RCU grace periods).
+ */
+static long settled_kb(const char *key)
+{
+	long prev = -1, cur = 0;
+
+	for (int i = 0; i < 60; i++) {
+		write_file("/proc/sys/vm/drop_caches", "3");
+		usleep(500000);
+		cur = read_long_after("/proc/meminfo", key);
+		if (prev >= 0 && labs(cur - prev) <= 64)
+			return cur;
+		prev = cur;
+	}
+	err("%s did not settle", key);
+	return cur;
+}
+
 /* Register @n distinct events: time and slab memory per event. */
 static void bench_scale(int n)
 {
@@ -459,11 +485,9 @@ static void bench_scale(int n)
 	double t0, t1;
 	int fd = open(TRACEFS "/user_events_data", O_RDWR), i;
 
-	/* Fault in the enable words and let deferred frees settle first. */
+	/* Fault in the enable words first. */
 	memset(words, 0, n * sizeof(*words));
-	write_file("/proc/sys/vm/drop_caches", "3");
-	sleep(1);
-	slab0 = read_long_after("/proc/meminfo", "Slab:");
+	slab0 = settled_kb("Slab:");
 	free0 = read_long_after("/proc/meminfo", "MemFree:");
 	t0 = now();
 	for (i = 0; i < n; i++) {
@@ -474,14 +498,11 @@ static void bench_scale(int n)
 		}
 	}
 	t1 = now();
-	sleep(1);
-	slab1 = read_long_after("/proc/meminfo", "Slab:");
+	slab1 = settled_kb("Slab:");
 	free1 = read_long_after("/proc/meminfo", "MemFree:");
 	report("scale_reg", (t1 - t0) * 1e9 / n, "ns/op");
 	report("scale_slab", (slab1 - slab0) * 1024.0 / n, "B/event");
 	report("scale_mem", (free0 - free1) * 1024.0 / n, "B/event");
-	for (i = 0; i < n; i++)
-		unreg(fd, &words[i], 0);
 	close(fd);
 	free(words);
 }
