@@ -337,9 +337,11 @@ static void bench_reg(int round, uint32_t *words)
 	close(fd);
 	/*
 	 * The events go away once unused, in work items of both
-	 * implementations: let them finish outside the timed loops.
+	 * implementations, and their memory after grace periods: let that
+	 * finish outside the timed loops.
 	 */
 	wait_active(2);
+	sleep(1);
 
 	/* The same event REG_N times, each with its own enable word. */
 	fd = open(TRACEFS "/user_events_data", O_RDWR);
