@@ -9,6 +9,7 @@
 #   make dkms-remove                           dkms remove --all, drop the sources
 #   make check                                 the whole test suite, in VMs
 #   make demo                                  boot Debian 12's 6.1 in QEMU and show it work
+#   make bench                                 ours vs the in-kernel user_events, in VMs
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 UE_VERSION := $(shell cat $(CURDIR)/VERSION)
@@ -26,7 +27,7 @@ endif
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) UE_VERSION=$(UE_VERSION) $(KBUILD_CC)
 
-.PHONY: all modules kernel-check clean check install deb dkms-install dkms-remove demo
+.PHONY: all modules kernel-check clean check install deb dkms-install dkms-remove demo bench
 
 all: modules
 
@@ -94,3 +95,6 @@ check:
 
 demo:
 	tests/vm/demo.sh
+
+bench:
+	bench/run.sh

@@ -1,10 +1,19 @@
 #!/bin/bash
-# Build (or reuse) our debug test kernel from Debian's linux-source-6.12 with
-# tests/kernel/debug.config on top of allnoconfig. Cached under
+# Build (or reuse) one of our kernels from Debian's linux-source-6.12:
+# allnoconfig plus configuration fragments from tests/kernel/, applied in
+# order (a later fragment overrides an earlier one):
+#   build.sh [debug]        base.config debug.config (make check's debug kernel)
+#   build.sh bench-ours     base.config bench.config (no USER_EVENTS: our module)
+#   build.sh bench-inkernel base.config bench.config bench-inkernel.config
+#                           (CONFIG_USER_EVENTS=y, the in-kernel implementation)
+# Cached under
 #   $UE_CACHE/testkernel/<key>/   (build/ = the O= tree, usable as KDIR)
-# keyed by the source package version and the configuration's hash. Like a
-# fetched kernel, the directory holds "kdir", "release" and
-# boot/vmlinuz-<release>; mods/ holds its modules (kunit.ko). Prints it.
+# keyed by the source package version and the hash of the concatenated
+# fragments (base.config + debug.config is byte for byte the debug.config
+# the debug kernel was first keyed by, so do not edit base.config lightly:
+# any change rebuilds every flavour). Like a fetched kernel, the directory
+# holds "kdir", "release" and boot/vmlinuz-<release>; mods/ holds its
+# modules (kunit.ko). Prints it.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +25,16 @@ tree=$("$root/tests/vm/fetch-source.sh")
 # The Debian package version (a cache unpacked before it was recorded: the
 # tree's own version).
 srcver=$(cat "$UE_CACHE/source/version" 2>/dev/null || make -s -C "$tree" kernelversion)
-key=$( { echo "$srcver"; cat "$here/debug.config"; } | sha256sum | cut -c1-16)
+flavour=${1:-debug}
+case $flavour in
+debug) frags="base.config debug.config" ;;
+bench-ours) frags="base.config bench.config" ;;
+bench-inkernel) frags="base.config bench.config bench-inkernel.config" ;;
+*) log "unknown flavour '$flavour' (debug, bench-ours, bench-inkernel)"; exit 2 ;;
+esac
+fragpaths=()
+for f in $frags; do fragpaths+=("$here/$f"); done
+key=$( { echo "$srcver"; cat "${fragpaths[@]}"; } | sha256sum | cut -c1-16)
 dir=$UE_CACHE/testkernel/$key
 out=$dir/build
 
@@ -25,25 +43,32 @@ out=$dir/build
 # during identify_cpu, at a 5-level-paging direct-map address) was seen
 # once in about five boots under TCG's -cpu max; 4-level paging avoids
 # that path until it is understood.
-write_cmdline() { echo "no5lvl" >"$dir/cmdline"; }
+write_cmdline() {
+	if [ "$flavour" = debug ]; then
+		echo "no5lvl" >"$dir/cmdline"
+	else
+		: >"$dir/cmdline"
+	fi
+}
 
 if [ -f "$dir/.complete" ]; then
 	write_cmdline
 	echo "$dir"
 	exit 0
 fi
-log "building $srcver ($key); a cold build takes several minutes"
+log "building $flavour kernel $srcver ($key); a cold build takes several minutes"
 mkdir -p "$out"
 t0=$(date +%s)
 # An interrupted build resumes: the directory is keyed by source and config.
 if [ ! -f "$out/.config" ]; then
 	make -s -C "$tree" O="$out" allnoconfig >/dev/null
 	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-		"$here/debug.config" >/dev/null
+		"${fragpaths[@]}" >/dev/null
 	make -s -C "$tree" O="$out" olddefconfig >/dev/null
 fi
 
-# Every line of the fragment must have taken effect.
+# Every setting of the fragments must have taken effect; where fragments
+# disagree, the last one's setting is the one that counts.
 bad=0
 while IFS= read -r line; do
 	case $line in
@@ -52,7 +77,11 @@ while IFS= read -r line; do
 		opt=${line#\# }; opt=${opt%% *}
 		! grep -q "^$opt=" "$out/.config" || { log "not applied: $line"; bad=1; } ;;
 	esac
-done <"$here/debug.config"
+done < <(cat "${fragpaths[@]}" | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { o = $2 }
+	o != "" { if (!(o in last)) order[n++] = o; last[o] = $0; o = "" }
+	END { for (i = 0; i < n; i++) print last[order[i]] }')
 [ $bad = 0 ] || { log "configuration incomplete"; exit 1; }
 
 make -s -C "$tree" O="$out" -j"$(nproc)" bzImage modules >"$dir/build.log" 2>&1 ||

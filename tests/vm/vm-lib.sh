@@ -45,11 +45,13 @@ ue_initramfs_pack() {
 # directory with release and boot/, as fetch-kernels.sh leaves it) under
 # TCG; the guest's serial console goes to CONSOLE-LOG, QEMU's own output to
 # CONSOLE-LOG.qemu. Returns QEMU's (or timeout's, 124) status. A kernel
-# directory may hold a file "cmdline" with extra kernel parameters.
+# directory may hold a file "cmdline" with extra kernel parameters;
+# UE_QEMU_OPTS adds QEMU options (make bench: -icount).
 ue_boot() {
 	local kr=$1 extra=
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
-	timeout "$4" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 \
+	# shellcheck disable=SC2086
+	timeout "$4" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 ${UE_QEMU_OPTS:-} \
 		-display none -monitor none -no-reboot \
 		-serial file:"$3" \
 		-kernel "$kr/boot/vmlinuz-$(cat "$kr/release")" \
