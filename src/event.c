@@ -184,11 +184,6 @@ void ue_event_put(struct ue_event *ev, bool locked)
 	}
 }
 
-/*
- * Make releases that callers have already finished effective, so that a
- * register or delete is judged on the state they left: upstream defers them
- * and a later DIAG_IOCSDEL can still see the event busy (issue 3, item 12).
- */
 /* Work items queued on ue_wq that have not finished yet. */
 static atomic_t ue_queued = ATOMIC_INIT(0);
 
@@ -205,6 +200,11 @@ void ue_work_done(void)
 	atomic_dec_return_release(&ue_queued);
 }
 
+/*
+ * Make releases that callers have already finished effective, so that a
+ * register or delete is judged on the state they left: upstream defers them
+ * and a later DIAG_IOCSDEL can still see the event busy (issue 3, item 12).
+ */
 void ue_events_settle(void)
 {
 	/* An idle queue needs no flush (about 200 instructions, measured). */
@@ -386,10 +386,10 @@ fail:
 	return ERR_PTR(ret);
 }
 
-/* Give the event a type id and its directories; event_mutex held. */
 /* What class.fields_array points to once the core no longer needs it. */
 static struct trace_event_fields ue_no_fields[1];
 
+/* Give the event a type id and its directories; event_mutex held. */
 static int ue_event_register(struct ue_event *ev)
 {
 	int ret;
