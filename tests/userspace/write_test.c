@@ -26,6 +26,30 @@ static long wr(int fd, int index, const void *payload, size_t len)
 	return ret < 0 ? -errno : ret;
 }
 
+/*
+ * A valid payload whose page is not present yet (a file mapping never
+ * touched): the copy, made with page faults disabled, comes up short; the
+ * module faults the page in and copies again, and the write succeeds.
+ */
+static void not_present_payload(int fd, __u32 idx)
+{
+	__u32 value = 0x5a5a;
+	int tfd = open("/tmp/wr_not_present", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	void *map;
+
+	UE_EQ("not_present.file", tfd >= 0 && write(tfd, &value, 4) == 4, 1);
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, tfd, 0);
+	UE_EQ("not_present.mmap", map != MAP_FAILED, 1);
+	if (map == MAP_FAILED)
+		return;
+	ue_trace_clear();
+	UE_EQ("not_present.write", wr(fd, idx, map, 4), 8);
+	UE_EQ("not_present.recorded", ue_trace_has("wr_rows: a=0x5a5a (23130)"), 1);
+	munmap(map, 4096);
+	close(tfd);
+	unlink("/tmp/wr_not_present");
+}
+
 static void errno_rows(void)
 {
 	int fd = ue_open_data(), index = 0;
@@ -52,6 +76,7 @@ static void errno_rows(void)
 	UE_EQ("longer_payload_ok", wr(fd, idx, "12345678", 8), 12);
 	UE_EQ("enabled_short_einval", wr(fd, idx, &payload, 2), -EINVAL);
 	UE_EQ("enabled_bad_payload_efault", wr(fd, idx, ue_bad_ptr, 4), -EFAULT);
+	not_present_payload(fd, idx);
 	UE_EQ("disable", ue_enable("wr_rows", 0), 0);
 	UE_EQ("disabled_again_ebadf", wr(fd, idx, &payload, 4), -EBADF);
 	close(fd);
