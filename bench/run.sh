@@ -83,6 +83,10 @@ for b in $(seq 1 "$boots"); do
 		fi
 		grep -q '^BENCHDONE errors=0' "$log.txt" ||
 			die "$impl: the VM did not finish (qemu status $rc, see $log)"
+		if splats=$(ue_splats "$log.txt"); then
+			echo "$splats" | head -3 >&2
+			die "$impl: kernel splat on the console (see $log)"
+		fi
 		echo "   $(grep -c '^BENCH ' "$log.txt") measurements in $(( $(date +%s) - t0 ))s"
 	done
 done

@@ -81,7 +81,9 @@ else
 fi
 
 # --- splat: the console scan catches reports and spares clean boots ----------
-re=$(grep -v '^#' "$root/tests/vm/splat.re" | paste -sd'|')
+# The very pattern the VM console scans use (tests/vm/vm-lib.sh).
+. "$root/tests/vm/vm-lib.sh"
+re=$(ue_splat_re)
 splat_case() { echo "$1:${2:15:40}" | tr -c 'A-Za-z0-9_.:\n-' '_'; }
 while IFS= read -r line; do
 	if echo "$line" | grep -qE "$re"; then result splat pass "$(splat_case report "$line")"

@@ -151,6 +151,11 @@ if [ ! -e "/lib/modules/$running/build" ]; then
 	check host postinst_says_why "no 'could not load ... no headers' line" \
 		grep -qF "user-events-dkms: could not load user_events on the running kernel $running: no headers for it" \
 		"$work/apt-install.txt"
+else
+	# With headers: either the module is loaded, or the postinst said why.
+	check host postinst_loaded_or_says_why "neither loaded nor a 'user-events-dkms:' line" \
+		sh -c "grep -q '^user_events ' /proc/modules ||
+			grep -q '^user-events-dkms: ' '$work/apt-install.txt'"
 fi
 check host modules_load_d "/usr/lib/modules-load.d/user-events.conf missing" \
 	grep -qx user_events /usr/lib/modules-load.d/user-events.conf
@@ -196,7 +201,6 @@ check host builtin_kernel_no_module "a module was installed for $fake" \
 	sh -c "[ -z \"\$(ls /lib/modules/$fake/updates 2>/dev/null)\" ]"
 
 # --- 5. boot each target with the module DKMS installed -------------------------
-splat_re=$(grep -v '^#' "$vmdir/splat.re" | paste -sd'|')
 for k in "$@"; do
 	r=${rel[$k]} ko=$(ko_of "${rel[$k]}")
 	[ -n "$ko" ] || continue
@@ -229,7 +233,7 @@ for k in "$@"; do
 	grep '^UE-RESULT install ' "$log_file.txt" | while read -r _ _ verdict rest; do
 		echo "$k install $verdict $rest"
 	done
-	splats=$(grep -v '^UE-' "$log_file.txt" | grep -E "$splat_re")
+	splats=$(ue_splats "$log_file.txt")
 	if [ -n "$splats" ]; then
 		result "$k" fail vm_no_kernel_splat "$(echo "$splats" | head -3 | tr '\n' '|')"
 	else

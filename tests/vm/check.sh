@@ -183,10 +183,6 @@ make_initramfs() { # kernel
 	ue_initramfs_pack "$ir" "$build/$k/initrd.gz"
 }
 
-# Kernel splats on the console (tests/vm/splat.re; our own lines, UE-*, are
-# not kernel output).
-splat_re=$(grep -v '^#' "$vmdir/splat.re" | paste -sd'|')
-
 boot_and_run() { # kernel
 	local k=$1 log=$build/$k/console.log kdir rc
 	kdir=${kroot[$k]}
@@ -217,7 +213,7 @@ boot_and_run() { # kernel
 		record "$k $suite $verdict $rest"
 	done
 	local splats
-	splats=$(grep -v '^UE-' "$log.txt" | grep -E "$splat_re")
+	splats=$(ue_splats "$log.txt")
 	if [ -n "$splats" ]; then
 		record "$k vm fail no_kernel_splat $(echo "$splats" | head -3 | tr '\n' '|')"
 	else

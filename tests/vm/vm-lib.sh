@@ -59,6 +59,17 @@ ue_boot() {
 		-append "console=ttyS0 panic=-1 loglevel=7$extra" </dev/null >"$3.qemu" 2>&1
 }
 
+# ue_splat_re: the kernel-splat patterns of tests/vm/splat.re as one ERE.
+ue_splat_re() {
+	grep -v '^#' "$(dirname "${BASH_SOURCE[0]}")/splat.re" | paste -sd'|'
+}
+
+# ue_splats CONSOLE-TEXT: the kernel splats in a console log (our own lines,
+# UE-*, are not kernel output); nothing if there are none.
+ue_splats() {
+	grep -v '^UE-' "$1" | grep -E "$(ue_splat_re)"
+}
+
 # ue_build_module ROOT OUT KDIR [make vars...]: build user_events.ko from the
 # checkout ROOT in a copy under OUT (log in OUT.log).
 ue_build_module() {
