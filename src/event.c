@@ -99,6 +99,20 @@ static int ue_call_visible(struct ue_event *ev, bool visible)
 	return ret;
 }
 
+/* Whether @p lies in the event's own allocation, past its struct. */
+static bool ue_event_owns(const struct ue_event *ev, const void *p)
+{
+	return p >= (const void *)ev->spare &&
+	       p < (const void *)ev + UE_EVENT_ALLOC;
+}
+
+/* kfree() @p unless it is in the event's spare room. */
+static void ue_event_kfree(const struct ue_event *ev, const void *p)
+{
+	if (!ue_event_owns(ev, p))
+		kfree(p);
+}
+
 static void ue_event_free(struct ue_event *ev)
 {
 	u32 i;
@@ -107,11 +121,37 @@ static void ue_event_free(struct ue_event *ev)
 		kfree(ev->fields.field[i].core_type);
 	ue_fields_free(&ev->fields);
 	kfree(ev->core_fields);
-	kfree(ev->call.print_fmt);
+	ue_event_kfree(ev, ev->call.print_fmt);
 	if (ev->tp_name != ev->reg_name)
 		kfree(ev->tp_name);
-	kfree(ev->reg_name);
+	ue_event_kfree(ev, ev->reg_name);
 	kfree(ev);
+}
+
+/*
+ * Move the command text, @len bytes, into the event's spare room if it
+ * fits there, pointing the name and the parsed fields at the copy.
+ */
+static void ue_event_move_cmd(struct ue_event *ev, struct ue_spare *spare,
+			      size_t len)
+{
+	char *old = ev->reg_name;
+	char *new = ue_spare_take(spare, len);
+	struct ue_field *f;
+	u32 i;
+
+	if (!new)
+		return;
+	memcpy(new, old, len);
+	for (i = 0; i < ev->fields.nr; i++) {
+		f = &ev->fields.field[i];
+		f->type = new + (f->type - old);
+		f->name = new + (f->name - old);
+	}
+	if (ev->tp_name == old)
+		ev->tp_name = new;
+	ev->reg_name = new;
+	kfree(old);
 }
 
 static void ue_event_free_rcu(struct rcu_head *rcu)
@@ -312,13 +352,18 @@ static struct ue_event *ue_event_find(const char *name, const char *args,
 /* Everything the core needs, built from the parsed command. */
 static struct ue_event *ue_event_alloc(char *cmd, char *args, u16 reg_flags)
 {
+	/* what ue_cmd_split() left: "name\0args\0" or "name\0" */
+	size_t cmd_len = (args ? args : cmd) - cmd + strlen(args ?: cmd) + 1;
+	struct ue_spare spare;
 	struct ue_event *ev;
 	u32 i;
 	int ret;
 
-	ev = kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
+	ev = kzalloc(UE_EVENT_ALLOC, GFP_KERNEL_ACCOUNT);
 	if (!ev)
 		return ERR_PTR(-ENOMEM);
+	spare.buf = (u8 *)ev->spare;
+	spare.len = UE_EVENT_SPARE;
 	ev->reg_name = cmd;
 	ev->tp_name = cmd;
 	INIT_LIST_HEAD(&ev->enablers);
@@ -334,13 +379,16 @@ static struct ue_event *ue_event_alloc(char *cmd, char *args, u16 reg_flags)
 		}
 	}
 
-	ret = ue_fields_parse(args, &ev->fields);
+	/* the tables first: they save the most when they fit */
+	ret = ue_fields_parse(args, &ev->fields, &spare);
 	if (ret)
 		goto fail;
 	ret = -ENOMEM;
-	ev->call.print_fmt = ue_print_fmt(&ev->fields, GFP_KERNEL_ACCOUNT);
+	ev->call.print_fmt = ue_print_fmt(&ev->fields, GFP_KERNEL_ACCOUNT,
+					  &spare);
 	if (!ev->call.print_fmt)
 		goto fail;
+	ue_event_move_cmd(ev, &spare, cmd_len);
 	ev->core_fields = kcalloc(ev->fields.nr + 1, sizeof(*ev->core_fields),
 				  GFP_KERNEL_ACCOUNT);
 	if (!ev->core_fields)

@@ -7,6 +7,7 @@
 #define UE_EVENT_H
 
 #include <linux/hashtable.h>
+#include <linux/log2.h>
 #include <linux/refcount.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
@@ -37,7 +38,22 @@ struct ue_event {
 	refcount_t			refcnt;
 	u16				reg_flags;
 	u8				status;
+	/* the rest of the allocation (UE_EVENT_ALLOC) */
+	unsigned long			spare[];
 };
+
+/*
+ * An event is allocated at the size of the kmalloc bucket its struct falls
+ * in (SLUB's buckets past 192 bytes are powers of two; elsewhere this is
+ * merely a little more than needed). What the struct leaves of the bucket,
+ * which slab rounding would otherwise waste, holds what fits of the field
+ * and validator tables, the print fmt and the command text, in that order
+ * (80 bytes on 6.12: a "u32 a" event with a name of up to 17 characters
+ * needs no allocation besides the event itself).
+ * Upstream allocates each of them.
+ */
+#define UE_EVENT_ALLOC		roundup_pow_of_two(sizeof(struct ue_event))
+#define UE_EVENT_SPARE		(UE_EVENT_ALLOC - sizeof(struct ue_event))
 
 /* Maximum number of user events (kernel.user_events_max, spec 1.13). */
 extern unsigned int ue_max_events;

@@ -9,6 +9,7 @@
 #include <linux/kernel.h>
 #include <linux/kstrtox.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -259,8 +260,38 @@ static u32 ue_count_fields(const char *args)
 	}
 }
 
+void *ue_spare_take(struct ue_spare *spare, size_t bytes)
+{
+	void *p;
+
+	if (!spare || bytes > spare->len)
+		return NULL;
+	p = spare->buf;
+	bytes = min(ALIGN(bytes, 8), spare->len);
+	spare->buf += bytes;
+	spare->len -= bytes;
+	return p;
+}
+
+/*
+ * A zeroed array of @n elements of @size: from @spare if it fits there
+ * (*@own = false), else allocated (*@own = true).
+ */
+static void *ue_table_alloc(struct ue_spare *spare, u32 n, size_t size,
+			    bool *own)
+{
+	size_t bytes = array_size(n, size);
+	void *table = ue_spare_take(spare, bytes);
+
+	*own = !table;
+	if (!table)
+		return kvcalloc(n, size, GFP_KERNEL_ACCOUNT);
+	memset(table, 0, bytes);
+	return table;
+}
+
 /* One validator per __data_loc/__rel_loc field, in order (spec 1.8). */
-static int ue_validators_build(struct ue_fields *f)
+static int ue_validators_build(struct ue_fields *f, struct ue_spare *spare)
 {
 	struct ue_validator *v;
 	u32 i, n = 0;
@@ -271,7 +302,8 @@ static int ue_validators_build(struct ue_fields *f)
 	if (!n)
 		return 0;
 
-	f->validator = kvcalloc(n, sizeof(*f->validator), GFP_KERNEL_ACCOUNT);
+	f->validator = ue_table_alloc(spare, n, sizeof(*f->validator),
+				      &f->own_validator);
 	if (!f->validator)
 		return -ENOMEM;
 
@@ -286,7 +318,7 @@ static int ue_validators_build(struct ue_fields *f)
 	return 0;
 }
 
-int ue_fields_parse(char *args, struct ue_fields *out)
+int ue_fields_parse(char *args, struct ue_fields *out, struct ue_spare *spare)
 {
 	u32 offset = UE_ENTRY_SIZE;
 	u32 max;
@@ -301,7 +333,8 @@ int ue_fields_parse(char *args, struct ue_fields *out)
 	if (!max)
 		return 0;
 
-	out->field = kvcalloc(max, sizeof(*out->field), GFP_KERNEL_ACCOUNT);
+	out->field = ue_table_alloc(spare, max, sizeof(*out->field),
+				    &out->own_field);
 	if (!out->field)
 		return -ENOMEM;
 
@@ -321,7 +354,7 @@ int ue_fields_parse(char *args, struct ue_fields *out)
 	/* the trace_entry header is not part of what a write carries */
 	out->min_size = offset - UE_ENTRY_SIZE;
 
-	ret = ue_validators_build(out);
+	ret = ue_validators_build(out, spare);
 	if (ret)
 		goto fail;
 	return 0;
@@ -332,8 +365,10 @@ fail:
 
 void ue_fields_free(struct ue_fields *f)
 {
-	kvfree(f->field);
-	kvfree(f->validator);
+	if (f->own_field)
+		kvfree(f->field);
+	if (f->own_validator)
+		kvfree(f->validator);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -405,11 +440,14 @@ static size_t ue_print_fmt_render(const struct ue_fields *f, char *buf,
 	return pos;
 }
 
-char *ue_print_fmt(const struct ue_fields *f, gfp_t gfp)
+char *ue_print_fmt(const struct ue_fields *f, gfp_t gfp,
+		   struct ue_spare *spare)
 {
 	size_t len = ue_print_fmt_render(f, NULL, 0) + 1;
-	char *fmt = kmalloc(len, gfp);
+	char *fmt = ue_spare_take(spare, len);
 
+	if (!fmt)
+		fmt = kmalloc(len, gfp);
 	if (fmt)
 		ue_print_fmt_render(f, fmt, len);
 	return fmt;

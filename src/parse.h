@@ -53,6 +53,8 @@ struct ue_fields {
 	u32			min_size;	/* payload bytes a write must carry */
 	struct ue_validator	*validator;	/* declaration order */
 	u32			nr_validators;
+	bool			own_field;	/* field was allocated */
+	bool			own_validator;	/* validator was allocated */
 };
 
 /*
@@ -62,16 +64,34 @@ struct ue_fields {
 int ue_cmd_split(char *cmd, char **name, char **args);
 
 /*
- * Parse the field list @args in place (it is modified, and the fields point
- * into it). @args may be NULL: no fields. On success fills @out (arrays
- * allocated with GFP_KERNEL_ACCOUNT; free with ue_fields_free()) and
- * returns 0; a grammar error is -EINVAL, allocation failure -ENOMEM.
+ * Memory a caller owns and lends to the allocations below, handed out in
+ * 8-byte aligned pieces: @buf 8-byte aligned, @len bytes.
  */
-int ue_fields_parse(char *args, struct ue_fields *out);
+struct ue_spare {
+	u8	*buf;
+	size_t	len;
+};
+
+/* @bytes of @spare (which may be NULL), or NULL if they do not fit. */
+void *ue_spare_take(struct ue_spare *spare, size_t bytes);
+
+/*
+ * Parse the field list @args in place (it is modified, and the fields point
+ * into it). @args may be NULL: no fields. On success fills @out and returns
+ * 0; a grammar error is -EINVAL, allocation failure -ENOMEM. The field and
+ * validator arrays are taken from @spare (may be NULL) where they fit, and
+ * otherwise allocated with GFP_KERNEL_ACCOUNT. Free with ue_fields_free(),
+ * which leaves what came from @spare alone.
+ */
+int ue_fields_parse(char *args, struct ue_fields *out, struct ue_spare *spare);
 void ue_fields_free(struct ue_fields *f);
 
-/* The print fmt of spec 1.4, kmalloc'd with @gfp; NULL on allocation failure. */
-char *ue_print_fmt(const struct ue_fields *f, gfp_t gfp);
+/*
+ * The print fmt of spec 1.4: taken from @spare (may be NULL) if it fits,
+ * else kmalloc'd with @gfp; NULL on allocation failure.
+ */
+char *ue_print_fmt(const struct ue_fields *f, gfp_t gfp,
+		   struct ue_spare *spare);
 
 /*
  * Split field arguments for matching: a space is put after every ';' not

@@ -30,7 +30,7 @@ static int parse(struct kunit *test, const char *text, struct ue_fields *f)
 	int ret;
 
 	memset(f, 0, sizeof(*f));
-	ret = ue_fields_parse(buf, f);
+	ret = ue_fields_parse(buf, f, NULL);
 	return ret;
 }
 
@@ -113,7 +113,7 @@ static void ue_test_type(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, fl->name, "a");
 	KUNIT_EXPECT_EQ(test, f.min_size, c->size);
 	KUNIT_EXPECT_EQ(test, f.nr_validators, c->loc ? 1U : 0U);
-	fmt = ue_print_fmt(&f, GFP_KERNEL);
+	fmt = ue_print_fmt(&f, GFP_KERNEL, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, fmt);
 	KUNIT_EXPECT_STREQ(test, fmt, c->print_fmt);
 	kfree(fmt);
@@ -175,10 +175,10 @@ static void ue_test_no_fields(struct kunit *test)
 	struct ue_fields f = {};
 	char *fmt;
 
-	KUNIT_ASSERT_EQ(test, ue_fields_parse(NULL, &f), 0);
+	KUNIT_ASSERT_EQ(test, ue_fields_parse(NULL, &f, NULL), 0);
 	KUNIT_EXPECT_EQ(test, f.nr, 0U);
 	KUNIT_EXPECT_EQ(test, f.min_size, 0U);
-	fmt = ue_print_fmt(&f, GFP_KERNEL);
+	fmt = ue_print_fmt(&f, GFP_KERNEL, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, fmt);
 	KUNIT_EXPECT_STREQ(test, fmt, "\"\"");
 	kfree(fmt);
@@ -207,7 +207,7 @@ static void ue_test_print_fmt_multi(struct kunit *test)
 	char *fmt;
 
 	KUNIT_ASSERT_EQ(test, parse(test, "__data_loc char[] msg;u32 id;char[4] tag", &f), 0);
-	fmt = ue_print_fmt(&f, GFP_KERNEL);
+	fmt = ue_print_fmt(&f, GFP_KERNEL, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, fmt);
 	KUNIT_EXPECT_STREQ(test, fmt,
 			   "\"msg=%s id=%u tag=%s\", __get_str(msg), REC->id, REC->tag");
@@ -224,6 +224,81 @@ static void ue_test_struct_type_text(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, f.field[0].name, "s");
 	KUNIT_EXPECT_TRUE(test, f.field[0].is_struct);
 	ue_fields_free(&f);
+}
+
+/* --- tables in the caller's spare room ------------------------------------ */
+
+static void ue_test_spare(struct kunit *test)
+{
+	/* room for two fields, a validator and 16 bytes, poisoned */
+	size_t room = 2 * sizeof(struct ue_field) + sizeof(struct ue_validator) + 16;
+	u8 *buf = kunit_kmalloc(test, room, GFP_KERNEL);
+	struct ue_spare spare;
+	struct ue_fields f;
+	char *fmt;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(buf, 0xa5, room);
+
+	/* Pieces are 8-byte aligned; what does not fit is refused. */
+	spare = (struct ue_spare){ buf, room };
+	KUNIT_EXPECT_PTR_EQ(test, ue_spare_take(&spare, 1), (void *)buf);
+	KUNIT_EXPECT_PTR_EQ(test, ue_spare_take(&spare, 9), (void *)(buf + 8));
+	KUNIT_EXPECT_EQ(test, spare.len, room - 24);
+	KUNIT_EXPECT_NULL(test, ue_spare_take(&spare, room - 23));
+	KUNIT_EXPECT_PTR_EQ(test, ue_spare_take(&spare, room - 24), (void *)(buf + 24));
+	KUNIT_EXPECT_EQ(test, spare.len, 0UL);
+	KUNIT_EXPECT_NULL(test, ue_spare_take(NULL, 1));
+
+	/* The tables fit: the fields first, then the validator, zeroed. */
+	spare = (struct ue_spare){ buf, room };
+	KUNIT_ASSERT_EQ(test, ue_fields_parse(dup(test, "u32 a;__rel_loc char[] s"),
+					      &f, &spare), 0);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)f.field, (void *)buf);
+	KUNIT_EXPECT_FALSE(test, f.own_field);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)f.validator,
+			    (void *)(buf + 2 * sizeof(struct ue_field)));
+	KUNIT_EXPECT_FALSE(test, f.own_validator);
+	KUNIT_EXPECT_EQ(test, f.field[1].offset, 12U);
+	KUNIT_EXPECT_EQ(test, f.field[0].array_len, 0U);
+	KUNIT_EXPECT_NULL(test, f.field[0].core_type);
+	KUNIT_EXPECT_EQ(test, f.validator[0].offset, 12U);
+	KUNIT_EXPECT_EQ(test, spare.len, 16UL);
+	/* "a=%u s=%s", REC->a, __get_rel_str(s): too long for 16 bytes */
+	fmt = ue_print_fmt(&f, GFP_KERNEL, &spare);
+	KUNIT_ASSERT_NOT_NULL(test, fmt);
+	KUNIT_EXPECT_FALSE(test, fmt >= (char *)buf && fmt < (char *)buf + room);
+	KUNIT_EXPECT_STREQ(test, fmt, "\"a=%u s=%s\", REC->a, __get_rel_str(s)");
+	kfree(fmt);
+	/* Freeing leaves the spare room to its owner (KASAN would tell). */
+	ue_fields_free(&f);
+
+	/* Three fields do not fit: allocated; the validator still does. */
+	spare = (struct ue_spare){ buf, room };
+	KUNIT_ASSERT_EQ(test, ue_fields_parse(dup(test, "u8 a;u8 b;__data_loc char[] s"),
+					      &f, &spare), 0);
+	KUNIT_EXPECT_TRUE(test, f.own_field);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)f.validator, (void *)buf);
+	KUNIT_EXPECT_FALSE(test, f.own_validator);
+	KUNIT_EXPECT_EQ(test, f.validator[0].offset, 10U);
+	KUNIT_EXPECT_EQ(test, f.min_size, 6U);
+	ue_fields_free(&f);
+
+	/* A print fmt that fits is taken from the room. */
+	spare = (struct ue_spare){ buf, room };
+	KUNIT_ASSERT_EQ(test, ue_fields_parse(dup(test, "u8 a"), &f, NULL), 0);
+	fmt = ue_print_fmt(&f, GFP_KERNEL, &spare);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)fmt, (void *)buf);
+	KUNIT_EXPECT_STREQ(test, fmt, "\"a=%u\", REC->a");
+	ue_fields_free(&f);
+
+	/* A failed parse frees only what it allocated. */
+	spare = (struct ue_spare){ buf, room };
+	KUNIT_EXPECT_EQ(test, ue_fields_parse(dup(test, "u32 a;x y"), &f, &spare),
+			-EINVAL);
+	spare = (struct ue_spare){ buf, room };
+	KUNIT_EXPECT_EQ(test, ue_fields_parse(dup(test, "u8 a;u8 b;u8 c;x y"), &f,
+					      &spare), -EINVAL);
 }
 
 /* --- name splitting ------------------------------------------------------ */
@@ -396,6 +471,7 @@ static struct kunit_case ue_parse_cases[] = {
 	KUNIT_CASE(ue_test_whitespace),
 	KUNIT_CASE(ue_test_print_fmt_multi),
 	KUNIT_CASE(ue_test_struct_type_text),
+	KUNIT_CASE(ue_test_spare),
 	KUNIT_CASE(ue_test_cmd_split),
 	KUNIT_CASE_PARAM(ue_test_match, match_gen_params),
 	KUNIT_CASE(ue_test_validate_rel),
