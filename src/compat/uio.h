@@ -6,6 +6,9 @@
  * 5.16+ has size_t fault_in_iov_iter_readable() (bytes not faulted in).
  * Importing one user buffer: import_single_range() is exported up to 6.1
  * and gone from exports in 6.12, where import_ubuf() (6.3+) replaces it.
+ * The current user segment: ITER_UBUF iterators exist from 6.0 (to 6.3 the
+ * address is ->ubuf); 6.4 renamed ->iov to ->__iov and added
+ * iter_iov_addr()/iter_iov_len() for both kinds.
  */
 #ifndef UE_COMPAT_UIO_H
 #define UE_COMPAT_UIO_H
@@ -32,6 +35,30 @@ static inline int ue_import_ubuf(const char __user *buf, size_t len,
 	return import_ubuf(ITER_SOURCE, (void __user *)buf, len, i);
 #else
 	return import_single_range(WRITE, (void __user *)buf, len, iov, i);
+#endif
+}
+
+/*
+ * The user address of the next @len bytes of @i when they lie in its
+ * current segment and @i is user memory (writev(), write()), else NULL.
+ */
+static inline const void __user *ue_iter_user_head(const struct iov_iter *i,
+						   size_t len)
+{
+	if (iov_iter_count(i) < len)
+		return NULL;
+#if UE_LINUX_AT_LEAST(6, 4)
+	if (!user_backed_iter(i) || iter_iov_len(i) < len)
+		return NULL;
+	return iter_iov_addr(i);
+#else
+#if UE_LINUX_AT_LEAST(6, 0)
+	if (iter_is_ubuf(i))
+		return i->ubuf + i->iov_offset;
+#endif
+	if (!iter_is_iovec(i) || i->iov->iov_len - i->iov_offset < len)
+		return NULL;
+	return i->iov->iov_base + i->iov_offset;
 #endif
 }
 

@@ -27,6 +27,27 @@ static long wr(int fd, int index, const void *payload, size_t len)
 }
 
 /*
+ * writev of the index split after @first bytes, behind an empty iovec, and
+ * a u32 payload: the index is read whole wherever it lies. @bad puts the
+ * index's first piece at an unmapped address.
+ */
+static long wr_split(int fd, __u32 idx, __u32 value, size_t first, int bad)
+{
+	char buf[8];
+	struct iovec io[3] = {
+		{ buf, 0 },
+		{ bad ? ue_bad_ptr : buf, first },
+		{ buf + first, 8 - first },
+	};
+	long ret;
+
+	memcpy(buf, &idx, 4);
+	memcpy(buf + 4, &value, 4);
+	ret = writev(fd, io, 3);
+	return ret < 0 ? -errno : ret;
+}
+
+/*
  * A valid payload whose page is not present yet (a file mapping never
  * touched): the copy, made with page faults disabled, comes up short; the
  * module faults the page in and copies again, and the write succeeds.
@@ -70,7 +91,15 @@ static void errno_rows(void)
 	/* min_size is checked even while disabled. */
 	UE_EQ("short_payload_einval", wr(fd, idx, &payload, 3), -EINVAL);
 	UE_EQ("disabled_ebadf", wr(fd, idx, &payload, 4), -EBADF);
+	UE_EQ("index_split_disabled_ebadf", wr_split(fd, idx, 1, 2, 0), -EBADF);
+	UE_EQ("index_split_past_end_enoent", wr_split(fd, idx + 1, 1, 3, 0), -ENOENT);
+	UE_EQ("index_split_bad_efault", wr_split(fd, idx, 1, 2, 1), -EFAULT);
 	UE_EQ("enable", ue_enable("wr_rows", 1), 0);
+	ue_trace_clear();
+	UE_EQ("index_split_1_ok", wr_split(fd, idx, 0x1234, 1, 0), 8);
+	UE_EQ("index_split_3_ok", wr_split(fd, idx, 0x4321, 3, 0), 8);
+	UE_EQ("index_split_1_recorded", ue_trace_has("wr_rows: a=0x1234 (4660)"), 1);
+	UE_EQ("index_split_3_recorded", ue_trace_has("wr_rows: a=0x4321 (17185)"), 1);
 	UE_EQ("enabled_returns_total", wr(fd, idx, &payload, 4), 8);
 	/* Bytes beyond min_size are accepted (dynamic data lives there). */
 	UE_EQ("longer_payload_ok", wr(fd, idx, "12345678", 8), 12);
