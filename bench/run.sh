@@ -165,6 +165,9 @@ END {
 	}
 	printf "Of that, the system calls alone (to /dev/null), `writev` / `write`: %.2f (ours), %.2f (in-kernel); what is\n", med["ours", "floor_writev"] / med["ours", "floor_write"], med["inkernel", "floor_writev"] / med["inkernel", "floor_write"]
 	printf "left after them, (enabled ftrace write - `writev` floor) / (`trace_marker_raw` - `write` floor): %.2f (ours), %.2f (in-kernel).\n", (med["ours", "write_ftrace"] - med["ours", "floor_writev"]) / (med["ours", "marker_raw"] - med["ours", "floor_write"]), (med["inkernel", "write_ftrace"] - med["inkernel", "floor_writev"]) / (med["inkernel", "marker_raw"] - med["inkernel", "floor_write"])
+	lb = (med["ours", "floor_writev"] + med["ours", "marker_raw"] - med["ours", "floor_write"]) / med["ours", "marker_raw"]
+	printf "The least any `writev` implementation can reach, the `writev` floor plus what `trace_marker_raw` spends on its\n"
+	printf "record beyond the `write` floor, over `trace_marker_raw`: %.2f; ours is %.2f times that bound, in-kernel %.2f.\n", lb, med["ours", "write_ftrace"] / (lb * med["ours", "marker_raw"]), med["inkernel", "write_ftrace"] / (lb * med["ours", "marker_raw"])
 	print ""
 	printf "Medians of %d rounds in each of %d boots per kernel.\n", rounds, boots
 	print miss > "/dev/stderr"

@@ -7,7 +7,12 @@
  * memory once, with page faults disabled, into a per-CPU buffer; validated
  * once; then copied into each consumer's buffer. Upstream copies and
  * validates per consumer and discards a bad record after reserving it,
- * which needs private helpers; here a record that fails is never reserved.
+ * which needs private helpers (a record reserved in the core's per-CPU
+ * filter buffer is discarded through its private state); here a record that
+ * fails is never reserved. The price is the kernel-to-kernel copy into the
+ * consumer: 38 instructions of a 1654-instruction enabled ftrace write with
+ * a 48-byte payload (make bench, measured without it); with ftrace and perf
+ * both attached it saves a user copy and a validation instead.
  * Only a copy that comes up short faults the payload in and tries again.
  */
 #include <linux/percpu.h>
