@@ -368,6 +368,29 @@ static void bench_reg(int round, uint32_t *words)
 }
 
 /*
+ * Write @val (0 or 1) to the enable file @efd, adding the time the write
+ * took to *@acc, then check that each of the @n words has bit 0 equal to
+ * @val: 0, or -1 (reported) for the first that has not.
+ */
+static int fanout_set(int efd, uint32_t *words, int n, int val, double *acc)
+{
+	const char *what = val ? "enable" : "disable";
+	double t0 = now();
+	int i;
+
+	if (write(efd, val ? "1" : "0", 1) != 1)
+		err("fan-out %d: %s: errno %d", n, what, errno);
+	*acc += now() - t0;
+	for (i = 0; i < n; i++)
+		if ((__atomic_load_n(&words[i], __ATOMIC_RELAXED) & 1) != (uint32_t)val) {
+			err("fan-out %d: bit of child %d not %s", n, i,
+			    val ? "set" : "cleared");
+			return -1;
+		}
+	return 0;
+}
+
+/*
  * Enable fan-out: @n processes each register bench_f with a word of a
  * shared page as the enable word; time writing "1" and "0" to the event's
  * enable file, and check every word after each.
@@ -415,32 +438,15 @@ static void bench_fanout(int n, int rounds)
 
 	efd = open(EVENTS "/bench_f/enable", O_WRONLY);
 	for (r = 0; r < rounds; r++) {
-		double on = 0, off = 0, t0, t, start = now();
+		double on = 0, off = 0, start = now();
 		int cycles = 0;
 
 		do {
-			t0 = now();
-			if (write(efd, "1", 1) != 1)
-				err("fan-out %d: enable: errno %d", n, errno);
-			t = now();
-			on += t - t0;
-			for (i = 0; i < n; i++)
-				if (!(__atomic_load_n(&words[i], __ATOMIC_RELAXED) & 1)) {
-					err("fan-out %d: bit of child %d not set", n, i);
-					goto out_close;
-				}
-			t0 = now();
-			if (write(efd, "0", 1) != 1)
-				err("fan-out %d: disable: errno %d", n, errno);
-			t = now();
-			off += t - t0;
-			for (i = 0; i < n; i++)
-				if (__atomic_load_n(&words[i], __ATOMIC_RELAXED) & 1) {
-					err("fan-out %d: bit of child %d not cleared", n, i);
-					goto out_close;
-				}
+			if (fanout_set(efd, words, n, 1, &on) ||
+			    fanout_set(efd, words, n, 0, &off))
+				goto out_close;
 			cycles++;
-		} while (t - start < loop_secs || cycles < 3);
+		} while (now() - start < loop_secs || cycles < 3);
 		snprintf(row, sizeof(row), "enable_%d", n);
 		report(row, on * 1e9 / cycles, "ns/op");
 		snprintf(row, sizeof(row), "disable_%d", n);
