@@ -10,6 +10,12 @@
 #   make check                                 the whole test suite, in VMs
 #   make demo                                  boot Debian 12's 6.1 in QEMU and show it work
 #   make bench                                 ours vs the in-kernel user_events, in VMs
+#                                              (results in build/bench/)
+#   make bench-docs                            the last make bench's results into docs/
+#   make check-fresh                           demo, check and bench in new Debian 12 roots
+#
+# Each entry point installs the Debian packages it needs (tests/deps.sh);
+# the module build needs only the kernel's headers and installs nothing.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 UE_VERSION := $(shell cat $(CURDIR)/VERSION)
@@ -27,7 +33,8 @@ endif
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) UE_VERSION=$(UE_VERSION) $(KBUILD_CC)
 
-.PHONY: all modules kernel-check clean check install deb dkms-install dkms-remove demo bench
+.PHONY: all modules kernel-check clean check install deb dkms-install dkms-remove demo bench \
+	bench-docs check-fresh
 
 all: modules
 
@@ -61,7 +68,11 @@ KERNELRELEASE_OF_KDIR = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 # dpkg-buildpackage writes into the parent directory; collect its output in
 # build/deb/. Runs on a copy of the tree so that debian/'s scratch files
 # never land in the checkout.
+# (The copies the test rig builds from have no tests/: it installed them.)
 deb:
+ifneq ($(wildcard $(CURDIR)/tests/deps.sh),)
+	bash -c '. $(CURDIR)/tests/deps.sh && ue_deps_install deb'
+endif
 	rm -rf build/deb && mkdir -p build/deb/src
 	cp -a Makefile Kbuild VERSION dkms.conf src include scripts debian build/deb/src/
 	cd build/deb/src && dpkg-buildpackage -us -uc -b >../dpkg-buildpackage.log 2>&1 || \
@@ -98,3 +109,9 @@ demo:
 
 bench:
 	bench/run.sh
+
+bench-docs:
+	bench/docs.sh
+
+check-fresh:
+	tests/fresh/run.sh

@@ -6,7 +6,16 @@ kdir=$1
 conf=$kdir/include/config/auto.conf
 [ -f "$conf" ] || conf=$kdir/.config
 if [ ! -f "$conf" ]; then
-	echo "user-events-dkms: no kernel configuration under $kdir (set KDIR to a kernel build or headers directory)." >&2
+	# The default KDIR, /lib/modules/<release>/build, comes with the
+	# kernel's headers package (on Debian, with its compiler and pahole).
+	case $kdir in
+	/lib/modules/*/build)
+		rel=${kdir#/lib/modules/}
+		rel=${rel%/build}
+		echo "user-events-dkms: no kernel configuration under $kdir: install the headers of kernel $rel (on Debian: apt-get install linux-headers-$rel), or set KDIR to a kernel build or headers directory." >&2 ;;
+	*)
+		echo "user-events-dkms: no kernel configuration under $kdir (set KDIR to a kernel build or headers directory)." >&2 ;;
+	esac
 	exit 1
 fi
 if grep -q '^CONFIG_USER_EVENTS=y' "$conf"; then

@@ -70,6 +70,9 @@ for opt in TRACING EVENT_TRACING DYNAMIC_EVENTS KPROBES KALLSYMS_ALL PERF_EVENTS
 		"this kernel lacks CONFIG_$opt"
 done
 refuses no_config "$work/nonexistent" "no kernel configuration under"
+# The default KDIR of a kernel without headers: the message names the package.
+refuses no_headers_names_package /lib/modules/9.9.9-ue-none/build \
+	"apt-get install linux-headers-9.9.9-ue-none"
 
 # make clean needs no kernel tree at all.
 touch "$copy/src/stale.o" "$copy/src/compat/stale.ko"

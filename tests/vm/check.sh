@@ -36,9 +36,10 @@ results=$build/results
 record() { echo "$*" >>"$results"; }
 
 # --- dependencies -----------------------------------------------------------
-# (debhelper, dh-dkms, dkms and lintian for the package checks)
-ue_ensure_packages check "${ue_vm_deps[@]}" linux-perf trace-cmd \
-	debhelper dh-dkms dkms lintian || exit 1
+# Installed when missing; from here on PATH has only the programs of a new
+# machine with them (tests/deps.sh).
+tree_status_before=$(git -C "$root" status --porcelain 2>&1)
+ue_deps_path check "$build/path" || exit 1
 
 if [ "$kernels" != "$(echo $all_kernels)" ] && [ "$kernels" != "$all_kernels" ]; then
 	say "NOTE: UE_KERNELS restricts this run to: $kernels (targets: $(echo $all_kernels))"
@@ -75,6 +76,8 @@ if srctree=$("$vmdir/fetch-source.sh"); then
 			break
 		}
 	done
+	say "host checks: dependencies (tests/deps.sh)"
+	"$root/tests/host/deps.sh" "$vmdir/kernels.list" >>"$results"
 	if [ -n "$sample" ]; then
 		say "host checks"
 		"$root/tests/host/run.sh" "$srctree" "$sample" >>"$results"
@@ -281,6 +284,16 @@ if [ ${#stock[@]} -gt 0 ]; then
 	else
 		record "host install fail example samples/example.c did not build"
 	fi
+fi
+
+# --- the checkout: as make check found it -------------------------------------
+# (what was changed before it started may stay changed; nothing more may be)
+if ! tree_status_after=$(git -C "$root" status --porcelain 2>&1); then
+	record "host tree fail unchanged not a git checkout: $tree_status_after"
+elif [ "$tree_status_after" = "$tree_status_before" ]; then
+	record "host tree pass unchanged"
+else
+	record "host tree fail unchanged git status: $(echo "$tree_status_after" | head -3 | tr '\n' ' ')"
 fi
 
 # --- report -------------------------------------------------------------------

@@ -12,7 +12,7 @@ k=${UE_DEMO_KERNEL:-6.1}
 out=$root/build/demo
 say() { printf '== %s\n' "$*"; }
 
-ue_ensure_packages demo "${ue_vm_deps[@]}"
+ue_deps_path demo "$out/path"
 say "fetching kernel $k into $UE_CACHE (cached after the first time)"
 "$vmdir/fetch-kernels.sh" "$k"
 kr=$UE_CACHE/kernels/$k

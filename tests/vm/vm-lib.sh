@@ -1,29 +1,9 @@
-# Shared by check.sh and demo.sh (sourced, bash): the packages the VM rig
-# needs, the initramfs skeleton and the QEMU command line.
+# Shared by check.sh, demo.sh and bench/run.sh (sourced, bash): the
+# dependencies (tests/deps.sh), the initramfs skeleton and the QEMU command
+# line.
 
-# The Debian packages the rig needs: QEMU, busybox, the build tools.
-ue_vm_deps=(qemu-system-x86 busybox-static cpio build-essential gcc-12 kmod libelf1
-	    xz-utils zstd rsync)
-
-# ue_ensure_packages NAME PKG...: install what is missing with apt-get (root
-# only). NAME prefixes the messages.
-ue_ensure_packages() {
-	local name=$1 p missing=()
-	shift
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-			missing+=("$p")
-	done
-	[ ${#missing[@]} -gt 0 ] || return 0
-	printf '== installing: %s\n' "${missing[*]}"
-	if [ "$(id -u)" != 0 ]; then
-		echo "$name: missing packages (${missing[*]}) and not root; install them first" >&2
-		return 1
-	fi
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
-		{ echo "$name: apt-get install failed" >&2; return 1; }
-}
+# The packages and programs of each entry point, and the PATH they run with.
+. "$(dirname "${BASH_SOURCE[0]}")/../deps.sh"
 
 # ue_initramfs_skeleton DIR INIT: busybox, the mount points, and INIT as /init.
 ue_initramfs_skeleton() {

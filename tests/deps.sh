@@ -1,0 +1,155 @@
+# The Debian packages and programs of each entry point (sourced, bash).
+#
+# A new Debian 12 machine has its minimal base (what debootstrap
+# --variant=minbase installs: the Priority: required packages and apt) and
+# what the README says a user starts with, git and make. Everything else an
+# entry point runs is declared here, installed by the entry point itself
+# (ue_deps_install) and checked by make check (tests/host/deps.sh):
+#   ue_pkgs_<entry>   the packages apt-get installs for it
+#   ue_progs_<entry>  the programs it runs, itself or through what it starts
+#                     (the kernel build runs flex, bison, bc and pahole)
+# Entry points run with PATH limited to the programs of the base system and
+# of their packages (ue_deps_path), so a program used without being declared
+# fails on every machine, as it would on a new one, not only on CI's next.
+#
+# make itself (the module build, which is also what DKMS runs) installs
+# nothing: it needs only linux-headers-<release>, whose dependencies bring
+# the compiler and pahole, and names that package when it is missing.
+
+ue_base_pkgs=(git make)
+
+# Booting a kernel in QEMU with a busybox initramfs.
+ue_pkgs_vm=(qemu-system-x86 busybox-static cpio gzip xz-utils zstd rsync kmod)
+# Building our module against Debian's headers (unpacked by the rig, so the
+# headers' own dependencies are declared: gcc-12 and pahole for 6.1/6.12).
+ue_pkgs_module=(build-essential gcc-12 libelf1 pahole)
+# Building our test kernels from linux-source (tests/kernel/build.sh).
+ue_pkgs_kernel=(build-essential flex bison bc libelf-dev libssl-dev pahole cpio)
+# make deb.
+ue_pkgs_deb=(build-essential debhelper dh-dkms)
+
+ue_pkgs_demo=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}")
+ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}")
+ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
+	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
+	       debootstrap)
+# (make check has debootstrap too: its host checks look at what every
+# entry point runs, make check-fresh's included.)
+ue_pkgs_fresh=(debootstrap)
+
+ue_progs_vm=(qemu-system-x86_64 busybox cpio gzip xz zstd rsync timeout find tar)
+ue_progs_module=(make gcc gcc-12 ld as objcopy nm pahole sed awk)
+ue_progs_kernel=(make gcc ld flex bison bc pahole perl cpio sha256sum)
+ue_progs_deb=(dpkg-buildpackage dh dh_dkms dpkg-deb)
+
+ue_progs_demo=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get dpkg-deb)
+ue_progs_bench=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@]}"
+		apt-get dpkg-deb git)
+ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@]}"
+		"${ue_progs_deb[@]}" apt-get apt-cache dpkg-query g++ ldd dkms lintian
+		openssl modinfo depmod perf trace-cmd git)
+ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
+# make: the module build, with nothing but the kernel's headers package.
+ue_progs_make=(make gcc-12 ld pahole sed)
+
+# ue_deps_list KIND ENTRY: the names declared for ENTRY (KIND pkgs or progs).
+ue_deps_list() {
+	local -n _l=ue_${1}_$2
+	printf '%s\n' "${_l[@]}"
+}
+
+# ue_deps_install ENTRY: apt-get installs what ENTRY needs and is missing
+# (as root; otherwise it names the packages and fails).
+ue_deps_install() {
+	local entry=$1 p missing=()
+	for p in $(ue_deps_list pkgs "$entry"); do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	printf '== installing: %s\n' "${missing[*]}"
+	if [ "$(id -u)" != 0 ]; then
+		echo "$entry: missing packages (${missing[*]}) and not root; install them first:" \
+			"apt-get install ${missing[*]}" >&2
+		return 1
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+		{ echo "$entry: apt-get install ${missing[*]} failed" >&2; return 1; }
+}
+
+# ue_deps_closure PKG...: the packages a new machine has once PKG... are
+# installed: the base system, the starting packages and PKG..., with their
+# dependencies and recommendations (as apt-get installs them), resolved by
+# apt-get against an empty dpkg status. One name a line.
+ue_deps_closure() {
+	local st sim rc
+	[ -n "${ue_required_pkgs:-}" ] ||
+		ue_required_pkgs=$(apt-cache dumpavail |
+			awk '/^Package:/ { p = $2 } /^Priority: required/ { print p }' | sort -u)
+	st=$(mktemp -d)
+	: >"$st/status"
+	# shellcheck disable=SC2086
+	sim=$(apt-get -s -o Dir::State::status="$st/status" -o APT::Install-Recommends=true \
+		install $ue_required_pkgs apt "${ue_base_pkgs[@]}" "$@" 2>&1)
+	rc=$?
+	rm -rf "$st"
+	[ $rc = 0 ] || { echo "$sim" | grep '^E:' >&2; return 1; }
+	awk '$1 == "Inst" { print $2 }' <<<"$sim"
+}
+
+# ue_bin_owners: "real path<TAB>package" for every file that an installed
+# package has in a bin directory (links followed, so that merged /usr's
+# /bin/x and /usr/bin/x agree), sorted.
+ue_bin_owners() {
+	local t
+	t=$(mktemp -d)
+	awk 'FNR == 1 { p = FILENAME; sub(/.*\//, "", p); sub(/\.list$/, "", p); sub(/:.*/, "", p) }
+	     /^(\/usr)?\/s?bin\/[^\/]+$/ { print p > "/dev/stderr"; print }' \
+		/var/lib/dpkg/info/*.list 2>"$t/pkgs" >"$t/paths"
+	tr '\n' '\0' <"$t/paths" | xargs -0r readlink -m -- >"$t/reals"
+	paste "$t/reals" "$t/pkgs" | LC_ALL=C sort -u
+	rm -rf "$t"
+}
+
+# ue_path_farm DIR PKG...: fill DIR with a link to every program of the
+# standard PATH directories whose file (links followed) belongs to one of
+# the installed packages PKG....
+ue_path_farm() {
+	local dir=$1 tab
+	shift
+	tab=$(printf '\t')
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	ue_bin_owners | awk -F '\t' 'NR == FNR { want[$1] = 1; next } $2 in want { print $1 }' \
+		<(printf '%s\n' "$@") - | LC_ALL=C sort -u >"$dir/.owned"
+	[ -s "$dir/.owned" ] || return 1
+	# Every program in those directories: "real path<TAB>path", joined
+	# with the owned real paths (the /usr ones first).
+	find /usr/sbin /usr/bin /sbin/ /bin/ -maxdepth 1 \( -type f -o -type l \) \
+		2>/dev/null >"$dir/.paths"
+	tr '\n' '\0' <"$dir/.paths" | xargs -0r readlink -m -- >"$dir/.reals"
+	paste "$dir/.reals" "$dir/.paths" | LC_ALL=C sort -s -t "$tab" -k1,1 |
+		LC_ALL=C join -t "$tab" -o 1.2 - "$dir/.owned" |
+		while IFS= read -r f; do
+			[ -x "$f" ] && [ ! -e "$dir/${f##*/}" ] && ln -s "$f" "$dir/${f##*/}"
+		done
+	rm -f "$dir/.owned" "$dir/.paths" "$dir/.reals"
+}
+
+# ue_deps_path ENTRY DIR: installs ENTRY's packages, then builds in DIR the
+# PATH of a new machine with them (ue_path_farm of their closure) and
+# exports it. UE_DEPS_PATH=0 keeps the caller's PATH (the programs are
+# still installed).
+ue_deps_path() {
+	local entry=$1 dir=$2 closure
+	ue_deps_install "$entry" || return 1
+	[ "${UE_DEPS_PATH:-1}" = 1 ] || return 0
+	# shellcheck disable=SC2046
+	closure=$(ue_deps_closure $(ue_deps_list pkgs "$entry")) ||
+		{ echo "$entry: cannot resolve its packages (apt-get update?)" >&2; return 1; }
+	# shellcheck disable=SC2086
+	ue_path_farm "$dir" $closure ||
+		{ echo "$entry: no installed package of its closure" >&2; return 1; }
+	export PATH=$dir
+}
