@@ -66,6 +66,17 @@ for k in $kernels; do
 done
 
 # --- host checks: kernel style, refusal of unsuitable kernels ----------------
+# host_check SCRIPT ARGS...: its result lines; a script that fails or says
+# nothing is a failed check, never a silent skip.
+host_check() {
+	local out rc
+	out=$("$@")
+	rc=$?
+	[ -n "$out" ] && echo "$out" >>"$results"
+	if [ $rc != 0 ] || [ -z "$out" ]; then
+		record "host $(basename "$1" .sh) fail ran exit status $rc, $(echo "$out" | grep -c .) result lines"
+	fi
+}
 say "fetching linux-source-6.12 (checkpatch, selftests)"
 if srctree=$("$vmdir/fetch-source.sh"); then
 	record "host fetch pass linux-source"
@@ -77,12 +88,12 @@ if srctree=$("$vmdir/fetch-source.sh"); then
 		}
 	done
 	say "host checks: dependencies (tests/deps.sh)"
-	"$root/tests/host/deps.sh" "$vmdir/kernels.list" >>"$results"
+	host_check "$root/tests/host/deps.sh" "$vmdir/kernels.list"
 	if [ -n "$sample" ]; then
 		say "host checks"
-		"$root/tests/host/run.sh" "$srctree" "$sample" >>"$results"
+		host_check "$root/tests/host/run.sh" "$srctree" "$sample"
 		say "host checks: packaging (make deb, lintian, dkms for $sample_release)"
-		"$root/tests/host/package.sh" "$sample" "$sample_release" >>"$results"
+		host_check "$root/tests/host/package.sh" "$sample" "$sample_release"
 	else
 		record "host kbuild fail no_kernel no fetched kernel to take a configuration from"
 	fi
