@@ -585,9 +585,15 @@ bool ue_fields_match(const struct ue_fields *f, int argc, const char **argv)
 /*
  * Check one __data_loc/__rel_loc word (spec 1.8): its data must end within
  * the record, and a string's last byte must be NUL. With a size of 0 that
- * is the byte before the data, as upstream checks; where that byte would
- * lie before the record (a __data_loc at offset 0) the record is refused
- * rather than read out of bounds.
+ * is the byte before the data, as upstream checks.
+ *
+ * A string whose last byte lies in the 8-byte header (a __data_loc such as
+ * DYN_LOC(0, 2)) is refused. Upstream checks the header of the record it
+ * reserved, whose bytes (type id, flags, pid) the writer does not control,
+ * so such a write passes or fails by chance; here the header of the bounce
+ * buffer is zero and would always pass, leaving every reader a string that
+ * is terminated only by the header of this one record. Data may still
+ * start in the header, as long as it ends in the payload.
  */
 static int ue_validate_one(const struct ue_validator *v, const u8 *rec,
 			   u32 len)
@@ -607,7 +613,7 @@ static int ue_validate_one(const struct ue_validator *v, const u8 *rec,
 
 	if (end > len)
 		return -EFAULT;
-	if (v->needs_nul && (end == 0 || rec[end - 1] != '\0'))
+	if (v->needs_nul && (end <= UE_ENTRY_SIZE || rec[end - 1] != '\0'))
 		return -EFAULT;
 	return 0;
 }

@@ -440,10 +440,23 @@ static void ue_test_validate_data(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
 	len = loc_record(rec, DYN_LOC(12, 4), "Data", 4);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
-	/* The data may overlap the fixed fields: no lower bound. */
+	/* The data may overlap the header and fixed fields: no lower bound. */
+	len = loc_record(rec, DYN_LOC(4, 9), "", 1);
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), 0);
+	/*
+	 * ... but a string may not end in the header, whatever its bytes
+	 * (issue 12, item 9): DYN_LOC(0, 2), header zero or not, and an empty
+	 * string right after the header (its "last byte" is the header's).
+	 */
+	len = loc_record(rec, DYN_LOC(0, 2), "", 0);
+	memset(rec, 0, 8);
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
 	len = loc_record(rec, DYN_LOC(0, 1), "", 0);
 	rec[0] = '\0';
-	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), 0);
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
+	len = loc_record(rec, DYN_LOC(8, 0), "", 0);
+	memset(rec, 0, 8);
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
 	ue_fields_free(&f);
 }
 

@@ -147,6 +147,16 @@ static void validators(void)
 	UE_EQ("val.data_recorded", ue_trace_has("wr_dat: s=Data"), 1);
 	UE_EQ("val.data_offset_past", loc_write(fd, dat, DYN_LOC(13, 5), "Data", 5), -EFAULT);
 	UE_EQ("val.data_no_nul", loc_write(fd, dat, DYN_LOC(12, 4), "Data", 4), -EFAULT);
+	/*
+	 * A string may start in the 8-byte header but not end there: its NUL
+	 * would be a header byte (issue 12, item 9; the header of our bounce
+	 * buffer is zero, so this passed before).
+	 */
+	UE_EQ("val.data_end_in_header_efault",
+	      loc_write(fd, dat, DYN_LOC(0, 2), "Data", 5), -EFAULT);
+	UE_EQ("val.data_empty_after_header_efault",
+	      loc_write(fd, dat, DYN_LOC(8, 0), "Data", 5), -EFAULT);
+	UE_EQ("val.data_from_header_ok", loc_write(fd, dat, DYN_LOC(6, 11), "Data", 5), 13);
 	ue_enable("wr_rel", 0);
 	ue_enable("wr_dat", 0);
 	close(fd);
