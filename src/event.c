@@ -36,6 +36,10 @@ unsigned int ue_max_events = 32768;
 
 static DEFINE_HASHTABLE(ue_events, UE_HASH_BITS);
 static unsigned int ue_nr_events;
+/* Orphaned events (ue_event_last_put()), under event_mutex. */
+static unsigned int ue_nr_orphans;
+static void ue_orphans_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ue_orphans_work, ue_orphans_work_fn);
 static u64 ue_multi_id;
 struct workqueue_struct *ue_wq;
 
@@ -62,10 +66,14 @@ static bool ue_capable(u16 reg_flags)
 	return !(reg_flags & USER_EVENT_REG_PERSIST) || perfmon_capable();
 }
 
-/* Whether only the self reference of a persistent event is left. */
+/*
+ * Whether only the self reference of a persistent event is left (an
+ * orphaned event holds one too, see ue_event_last_put()).
+ */
 static bool ue_event_last_ref(struct ue_event *ev)
 {
-	unsigned int last = (ev->reg_flags & USER_EVENT_REG_PERSIST) ? 1 : 0;
+	bool own = (ev->reg_flags & USER_EVENT_REG_PERSIST) || ev->orphaned;
+	unsigned int last = own ? 1 : 0;
 
 	return refcount_read(&ev->refcnt) == last;
 }
@@ -173,22 +181,58 @@ static int ue_event_destroy(struct ue_event *ev)
 	ue_dyn_event_remove(ev);
 	hash_del(&ev->node);
 	ue_nr_events--;
+	if (ev->orphaned)
+		ue_nr_orphans--;
 	/* Writers and status readers may still hold a pointer under RCU. */
 	call_rcu(&ev->rcu, ue_event_free_rcu);
 	module_put(THIS_MODULE);
 	return 0;
 }
 
-/* The last reference of a non-persistent event is gone; event_mutex held. */
+/*
+ * The last reference of a non-persistent event is gone; event_mutex held.
+ *
+ * The core may still hold the call (an eprobe or an enable_event trigger
+ * on it, 6.1+: call->refcnt) and then refuses its removal. Upstream removes
+ * the call regardless (spec 2.2); keeping an event whose call was removed
+ * under a holder is not an option, and merely keeping it, as upstream does
+ * when removal fails, leaves it busy for ever: with its last reference
+ * gone nothing could delete it again, nor unload the module (issue 12,
+ * item 7). Such an event is orphaned instead: it keeps one reference as
+ * its own, as a persistent event does, so that DIAG_IOCSDEL and the
+ * dynamic_events deletes take it once the hold is gone, and a work item
+ * deletes it by itself then, checking once a second while orphans exist.
+ */
 static void ue_event_last_put(struct ue_event *ev)
 {
 	int ret = ue_event_destroy(ev);
 
-	if (ret) {
-		pr_warn("cannot delete event %s (%d); it stays until deleted\n",
+	if (!ret)
+		return;
+	refcount_set(&ev->refcnt, 1);
+	if (!ev->orphaned) {
+		ev->orphaned = true;
+		ue_nr_orphans++;
+		pr_info("event %s is still held by the tracing core (%d); deleted once that hold goes\n",
 			ev->tp_name, ret);
-		refcount_set(&ev->refcnt, 1);
 	}
+	schedule_delayed_work(&ue_orphans_work, HZ);
+}
+
+/* Delete the orphans whose hold is gone; again in a second if any is left. */
+static void ue_orphans_work_fn(struct work_struct *work)
+{
+	struct hlist_node *tmp;
+	struct ue_event *ev;
+	int bkt;
+
+	mutex_lock(ue_ksym_event_mutex);
+	hash_for_each_safe(ue_events, bkt, tmp, ev, node)
+		if (ev->orphaned && ue_event_last_ref(ev))
+			ue_event_destroy(ev);
+	if (ue_nr_orphans)
+		schedule_delayed_work(&ue_orphans_work, HZ);
+	mutex_unlock(ue_ksym_event_mutex);
 }
 
 static void ue_event_put_work(struct work_struct *work)
@@ -564,7 +608,12 @@ int ue_events_init(void)
 
 void ue_events_exit(void)
 {
-	/* No event is left (each pins the module); drain what they queued. */
+	/*
+	 * No event is left (each pins the module); drain what they queued.
+	 * The orphan work may still be running past the module_put() of the
+	 * last orphan it deleted.
+	 */
+	cancel_delayed_work_sync(&ue_orphans_work);
 	destroy_workqueue(ue_wq);
 	rcu_barrier();
 }

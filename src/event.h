@@ -38,6 +38,7 @@ struct ue_event {
 	refcount_t			refcnt;
 	u16				reg_flags;
 	u8				status;
+	bool				orphaned;	/* see ue_event_last_put() */
 	/* the rest of the allocation (UE_EVENT_ALLOC) */
 	unsigned long			spare[];
 };
