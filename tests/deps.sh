@@ -49,8 +49,10 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		"${ue_progs_deb[@]}" apt-get apt-cache dpkg-query g++ ldd dkms lintian
 		openssl modinfo depmod perf trace-cmd git)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
-# make: the module build, with nothing but the kernel's headers package.
-ue_progs_make=(make gcc-12 ld pahole sed)
+# make: the module build, with nothing but the kernel's headers package
+# (pahole comes with it where the kernel's BTF step wants it: 6.12's
+# linux-kbuild depends on it, 6.1's does not).
+ue_progs_make=(make gcc-12 ld sed)
 
 # ue_deps_list KIND ENTRY: the names declared for ENTRY (KIND pkgs or progs).
 ue_deps_list() {

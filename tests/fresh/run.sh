@@ -75,6 +75,7 @@ remove_root() {
 }
 current=
 trap '[ -z "$current" ] || unmount_root "$current"' EXIT
+trap 'exit 130' INT TERM HUP
 
 write_sources() { # root style
 	local r=$1 s

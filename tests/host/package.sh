@@ -100,25 +100,28 @@ fi
 # from KDIR, no depmod: nothing of the machine's /lib/modules is touched.
 d=$work/dkms
 mkdir -p "$d/src" "$d/tree" "$d/inst/$release"
+# The installed module: user_events.ko, or .ko.xz/.ko.zst/.ko.gz where the
+# kernel compresses its modules (6.12), as DKMS and modules_install then do.
+inst_ko() { ls "$d/inst/$release/updates/dkms/user_events.ko"* 2>/dev/null | head -1; }
 dkms_cmd="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms --dkmstree $d/tree --sourcetree $d/src \
 --installtree $d/inst --kernelsourcedir $kdir --no-depmod"
 make -C "$copy" dkms-install KERNELRELEASE="$release" DKMS="$dkms_cmd" \
 	DKMS_SRC="$d/src/user-events-$version" >"$work/dkms-install.log" 2>&1
 check dkms_install "see make dkms-install's output" \
-	test -f "$d/inst/$release/updates/dkms/user_events.ko"
+	sh -c "[ -n '$(inst_ko)' ]"
 check dkms_install_version "installed module's version is not $version" \
-	sh -c "modinfo -F version '$d/inst/$release/updates/dkms/user_events.ko' | grep -qx '$version'"
+	sh -c "modinfo -F version '$(inst_ko)' | grep -qx '$version'"
 # A second run reinstalls (the version added before is removed first).
-rm -f "$d/inst/$release/updates/dkms/user_events.ko"
+rm -f "$d/inst/$release/updates/dkms/user_events.ko"*
 make -C "$copy" dkms-install KERNELRELEASE="$release" DKMS="$dkms_cmd" \
 	DKMS_SRC="$d/src/user-events-$version" >"$work/dkms-install2.log" 2>&1
 check dkms_install_again "second make dkms-install failed" \
-	test -f "$d/inst/$release/updates/dkms/user_events.ko"
+	sh -c "[ -n '$(inst_ko)' ]"
 
 # make install: modules_install and depmod, into a scratch root.
 make -C "$copy" install KDIR="$kdir" INSTALL_MOD_PATH="$work/root" >"$work/install.log" 2>&1
 check make_install "user_events.ko not installed in updates/ and in modules.dep" \
-	grep -q '^updates/user_events.ko:' "$work/root/lib/modules/$release/modules.dep"
+	grep -qE '^updates/user_events\.ko(\.xz|\.zst|\.gz)?:' "$work/root/lib/modules/$release/modules.dep"
 
 # A kernel with CONFIG_USER_EVENTS=y is skipped (dkms status 77), not failed.
 fake=$work/fake-kdir
@@ -133,5 +136,5 @@ else result fail dkms_skips_builtin "dkms build status $rc, expected 77"; fi
 make -C "$copy" dkms-remove DKMS="$dkms_cmd" DKMS_SRC="$d/src/user-events-$version" \
 	>"$work/dkms-remove.log" 2>&1
 check dkms_remove "module or sources left after make dkms-remove" \
-	sh -c "[ ! -e '$d/inst/$release/updates/dkms/user_events.ko' ] && [ ! -e '$d/src/user-events-$version' ] && [ ! -e '$d/tree/user-events' ]"
+	sh -c "[ -z '$(inst_ko)' ] && [ ! -e '$d/src/user-events-$version' ] && [ ! -e '$d/tree/user-events' ]"
 exit 0
