@@ -147,9 +147,12 @@ ue_deps_path() {
 	local entry=$1 dir=$2 closure
 	ue_deps_install "$entry" || return 1
 	[ "${UE_DEPS_PATH:-1}" = 1 ] || return 0
+	# (apt's lists may be gone while every package is installed: update once)
 	# shellcheck disable=SC2046
-	closure=$(ue_deps_closure $(ue_deps_list pkgs "$entry")) ||
-		{ echo "$entry: cannot resolve its packages (apt-get update?)" >&2; return 1; }
+	closure=$(ue_deps_closure $(ue_deps_list pkgs "$entry") 2>/dev/null) ||
+	closure=$( { [ "$(id -u)" != 0 ] || apt-get update -qq >&2; } &&
+		   ue_deps_closure $(ue_deps_list pkgs "$entry")) ||
+		{ echo "$entry: cannot resolve its packages with apt-get" >&2; return 1; }
 	# shellcheck disable=SC2086
 	ue_path_farm "$dir" $closure ||
 		{ echo "$entry: no installed package of its closure" >&2; return 1; }
