@@ -253,14 +253,21 @@ void ue_enablers_update(struct ue_event *ev)
 	}
 }
 
-/* Take @en off its list; returns whether the caller frees it now. */
-static bool ue_enabler_unlink(struct ue_enabler *en)
+/*
+ * Take @en off its lists. Unless a queued fault-in frees it, it goes on
+ * @free, for the caller to free, through its ev_link. Never its link: the
+ * fork probe may still be walking the ue_mm's list under RCU, and a link
+ * reused at once would lead it into @free, a list head on the caller's
+ * stack (issue 12, item 1). ev_link is only ever walked under event_mutex.
+ */
+static void ue_enabler_unlink(struct ue_enabler *en, struct list_head *free)
 {
 	lockdep_assert_held(ue_ksym_event_mutex);
 	list_del_rcu(&en->link);
 	list_del(&en->ev_link);
 	en->freeing = true;
-	return !en->faulting;
+	if (!en->faulting)
+		list_add(&en->ev_link, free);
 }
 
 /* --- address spaces ------------------------------------------------------ */
@@ -277,10 +284,9 @@ static void ue_mm_detach_unlock(struct ue_mm *um)
 	lockdep_assert_held(ue_ksym_event_mutex);
 	hash_del_rcu(&um->node);
 	list_for_each_entry_safe(en, tmp, &um->enablers, link)
-		if (ue_enabler_unlink(en))
-			list_add(&en->link, &free);
+		ue_enabler_unlink(en, &free);
 	mutex_unlock(ue_ksym_event_mutex);
-	list_for_each_entry_safe(en, tmp, &free, link)
+	list_for_each_entry_safe(en, tmp, &free, ev_link)
 		ue_enabler_free(en);
 	mmu_notifier_put(&um->mn);
 }
@@ -446,15 +452,14 @@ int ue_enabler_unregister(u64 addr, u8 bit)
 			continue;
 		found = true;
 		word32 = en->word32;
-		if (ue_enabler_unlink(en))
-			list_add(&en->link, &free);
+		ue_enabler_unlink(en, &free);
 		/* (address, bit) is unique in an address space: no other. */
 		break;
 	}
 	mutex_unlock(ue_ksym_event_mutex);
 	if (!found)
 		return -ENOENT;
-	list_for_each_entry_safe(en, tmp, &free, link)
+	list_for_each_entry_safe(en, tmp, &free, ev_link)
 		ue_enabler_free(en);
 	/* The bit is cleared whatever the event's state (spec 1.7). */
 	return ue_bit_write_sync(current->mm, addr, bit, word32, false);
