@@ -219,6 +219,26 @@ static void ue_event_last_put(struct ue_event *ev)
 	schedule_delayed_work(&ue_orphans_work, HZ);
 }
 
+/*
+ * Destroy an event at its own last reference (persistent or orphaned, see
+ * ue_event_last_ref()); event_mutex held. The count goes to zero first, so
+ * that a fork snapshot, which takes its references under RCU with
+ * refcount_inc_not_zero(), cannot revive an event being destroyed: one that
+ * took a reference just before makes the event busy instead (issue 12,
+ * item 4).
+ */
+static int ue_event_destroy_own(struct ue_event *ev)
+{
+	int ret;
+
+	if (!refcount_dec_if_one(&ev->refcnt))
+		return -EBUSY;
+	ret = ue_event_destroy(ev);
+	if (ret)
+		refcount_set(&ev->refcnt, 1);
+	return ret;
+}
+
 /* Delete the orphans whose hold is gone; again in a second if any is left. */
 static void ue_orphans_work_fn(struct work_struct *work)
 {
@@ -229,7 +249,7 @@ static void ue_orphans_work_fn(struct work_struct *work)
 	mutex_lock(ue_ksym_event_mutex);
 	hash_for_each_safe(ue_events, bkt, tmp, ev, node)
 		if (ev->orphaned && ue_event_last_ref(ev))
-			ue_event_destroy(ev);
+			ue_event_destroy_own(ev);
 	if (ue_nr_orphans)
 		schedule_delayed_work(&ue_orphans_work, HZ);
 	mutex_unlock(ue_ksym_event_mutex);
@@ -565,7 +585,7 @@ int ue_event_delete_locked(struct ue_event *ev)
 		return -EBUSY;
 	if (!ue_capable(ev->reg_flags))
 		return -EPERM;
-	return ue_event_destroy(ev);
+	return ue_event_destroy_own(ev);
 }
 
 int ue_event_delete(const char *name)
