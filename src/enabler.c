@@ -573,7 +573,16 @@ void ue_enablers_exit(void)
 		mmu_notifier_put(&um->mn);
 	}
 	mutex_unlock(ue_ksym_event_mutex);
-	/* Wait for .release callbacks and the notifiers' frees. */
+	/*
+	 * A .release that set UE_MM_DETACHED before the loop detaches its
+	 * ue_mm itself, at once or from a work item it queues: wait for the
+	 * callbacks in flight (they run inside the SRCU read section that
+	 * this waits for), then for the work they queued, which puts their
+	 * notifiers, and only then for the frees of every put notifier.
+	 * Waiting for the frees before that work ran left a free_notifier
+	 * callback to run after unload (issue 12, item 6a).
+	 */
 	mmu_notifier_synchronize();
 	flush_workqueue(ue_wq);
+	mmu_notifier_synchronize();
 }
