@@ -51,6 +51,7 @@ struct ue_mm {
 	struct hlist_node	node;		/* ue_mms, by mm */
 	struct list_head	enablers;
 	struct work_struct	release_work;
+	struct work_struct	mmput_work;	/* ue_mm_put() */
 	struct rcu_head		rcu;
 	unsigned long		flags;
 };
@@ -101,14 +102,39 @@ static void ue_word(u64 addr, u8 bit, bool word32, unsigned long *waddr,
 	}
 }
 
+static void ue_mm_mmput_work(struct work_struct *work)
+{
+	mmput(container_of(work, struct ue_mm, mmput_work)->mn.mm);
+	ue_work_done();
+}
+
 /*
- * Set or clear one bit of @mm's memory without faulting (where the kernel
+ * Drop the reference on @um's address space that a write took, maybe with
+ * event_mutex held. Where it is the last (the process exited meanwhile),
+ * exit_mmap() must run elsewhere, and from ue_wq rather than mmput_async()'s
+ * system_wq: ue_events_settle() drains ue_wq, so the exit is in effect for
+ * the next registration or deletion, as for any other exit (issue 12, item
+ * 12). The last reference goes once per address space, so the work item is
+ * never queued twice.
+ */
+static void ue_mm_put(struct ue_mm *um)
+{
+	struct mm_struct *mm = um->mn.mm;
+
+	if (atomic_add_unless(&mm->mm_users, -1, 1))
+		return;
+	ue_queue_work(&um->mmput_work);
+}
+
+/*
+ * Set or clear one bit of @um's memory without faulting (where the kernel
  * can). -ENOENT if the address space is going away, -EFAULT if the page is
  * not present and writable.
  */
-static int ue_bit_write(struct mm_struct *mm, u64 addr, u8 bit, bool word32,
+static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 			bool set)
 {
+	struct mm_struct *mm = um->mn.mm;
 	unsigned long waddr;
 	struct page *page;
 	int wbit, ret = -EFAULT;
@@ -130,8 +156,7 @@ static int ue_bit_write(struct mm_struct *mm, u64 addr, u8 bit, bool word32,
 		ret = 0;
 	}
 	mmap_read_unlock(mm);
-	/* The last user may go here: let exit_mmap() run elsewhere. */
-	mmput_async(mm);
+	ue_mm_put(um);
 	return ret;
 }
 
@@ -154,14 +179,14 @@ static int ue_fault_in(struct mm_struct *mm, u64 addr, u8 bit, bool word32)
 }
 
 /* Write, faulting in between attempts; no lock held (spec 1.9). */
-static int ue_bit_write_sync(struct mm_struct *mm, u64 addr, u8 bit,
+static int ue_bit_write_sync(struct ue_mm *um, u64 addr, u8 bit,
 			     bool word32, bool set)
 {
 	int i, ret = -EFAULT;
 
 	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
-		ret = ue_bit_write(mm, addr, bit, word32, set);
-		if (ret != -EFAULT || ue_fault_in(mm, addr, bit, word32))
+		ret = ue_bit_write(um, addr, bit, word32, set);
+		if (ret != -EFAULT || ue_fault_in(um->mn.mm, addr, bit, word32))
 			break;
 	}
 	return ret;
@@ -196,7 +221,7 @@ static void ue_enabler_write(struct ue_enabler *en)
 	/* A queued fault-in writes the state it finds when it is done. */
 	if (en->faulting || en->freeing)
 		return;
-	ret = ue_bit_write(mm, en->addr, en->bit, en->word32,
+	ret = ue_bit_write(en->um, en->addr, en->bit, en->word32,
 			   READ_ONCE(en->ev->status));
 	if (ret != -EFAULT)
 		return;
@@ -325,6 +350,7 @@ static struct mmu_notifier *ue_mn_alloc(struct mm_struct *mm)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&um->enablers);
 	INIT_WORK(&um->release_work, ue_mm_release_work);
+	INIT_WORK(&um->mmput_work, ue_mm_mmput_work);
 	return &um->mn;
 }
 
@@ -405,7 +431,7 @@ static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 	/* Write the current state and list it under one hold of the lock. */
 	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
 		mutex_lock(ue_ksym_event_mutex);
-		ret = ue_bit_write(mm, addr, bit, word32, READ_ONCE(ev->status));
+		ret = ue_bit_write(um, addr, bit, word32, READ_ONCE(ev->status));
 		if (!ret) {
 			/* Oldest first: unregistering in that order stops early. */
 			list_add_tail_rcu(&en->link, &um->enablers);
@@ -462,7 +488,7 @@ int ue_enabler_unregister(u64 addr, u8 bit)
 	list_for_each_entry_safe(en, tmp, &free, ev_link)
 		ue_enabler_free(en);
 	/* The bit is cleared whatever the event's state (spec 1.7). */
-	return ue_bit_write_sync(current->mm, addr, bit, word32, false);
+	return ue_bit_write_sync(um, addr, bit, word32, false);
 }
 
 /* --- fork ---------------------------------------------------------------- */
