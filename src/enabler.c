@@ -368,6 +368,43 @@ static const struct mmu_notifier_ops ue_mn_ops = {
 	.free_notifier	= ue_mn_free,
 };
 
+/*
+ * mmu_notifier_get() from a worker. Registering a notifier takes every lock
+ * of the address space (mm_take_all_locks()), which gives up with -EINTR
+ * whenever the calling task has any signal pending: runtimes that signal
+ * their threads all the time (Go's preemption, profilers' timers) would see
+ * a first DIAG_IOCSREG fail with EINTR, which upstream returns on no signal
+ * at all, and a forked child that a signal reached before it first ran
+ * (its enablers are attached in task work, right where signals are taken)
+ * would be left untracked (issue 12, item 5). A worker has no signals (the
+ * ue_mm it allocates is then charged to no memory cgroup). The caller
+ * holds a reference on @mm's users, as registering requires.
+ */
+struct ue_notifier_req {
+	struct work_struct	work;
+	struct mm_struct	*mm;
+	struct mmu_notifier	*mn;
+};
+
+static void ue_notifier_get_work(struct work_struct *work)
+{
+	struct ue_notifier_req *req = container_of(work, struct ue_notifier_req,
+						   work);
+
+	req->mn = mmu_notifier_get(&ue_mn_ops, req->mm);
+}
+
+static struct mmu_notifier *ue_notifier_get(struct mm_struct *mm)
+{
+	struct ue_notifier_req req = { .mm = mm };
+
+	INIT_WORK_ONSTACK(&req.work, ue_notifier_get_work);
+	queue_work(system_unbound_wq, &req.work);
+	flush_work(&req.work);
+	destroy_work_on_stack(&req.work);
+	return req.mn;
+}
+
 /* The ue_mm of current's address space, created if needed. */
 static struct ue_mm *ue_mm_current(void)
 {
@@ -380,7 +417,7 @@ static struct ue_mm *ue_mm_current(void)
 	rcu_read_unlock();
 	if (um)
 		return um;
-	mn = mmu_notifier_get(&ue_mn_ops, current->mm);
+	mn = ue_notifier_get(current->mm);
 	if (IS_ERR(mn))
 		return ERR_CAST(mn);
 	um = container_of(mn, struct ue_mm, mn);
