@@ -32,8 +32,11 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 base=${UE_FRESH_DIR:-/var/tmp/user-events-dkms-fresh}
 logs=$root/build/fresh
 styles=${UE_FRESH_STYLES:-list deb822}
-steps_list=${UE_FRESH_STEPS_list:-make demo;make check;make bench}
-steps_deb822=${UE_FRESH_STEPS_deb822:-make demo;UE_KERNELS="5.10 6.1 6.12" make check}
+# Quotes inside ${v:-word} are removed, so the defaults are set apart.
+def_list='make demo;make check;make bench'
+def_deb822='make demo;UE_KERNELS="5.10 6.1 6.12" make check'
+steps_list=${UE_FRESH_STEPS_list:-$def_list}
+steps_deb822=${UE_FRESH_STEPS_deb822:-$def_deb822}
 t_start=$(date +%s)
 
 say() { printf '== fresh: %s\n' "$*"; }
