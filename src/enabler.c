@@ -71,6 +71,8 @@ struct ue_enabler {
 };
 
 static DEFINE_HASHTABLE(ue_mms, 6);
+/* Address spaces in ue_mms, detached ones excluded; event_mutex. */
+static unsigned int ue_nr_mms;
 
 static struct ue_mm *ue_mm_find(struct mm_struct *mm)
 {
@@ -308,6 +310,7 @@ static void ue_mm_detach_unlock(struct ue_mm *um)
 
 	lockdep_assert_held(ue_ksym_event_mutex);
 	hash_del_rcu(&um->node);
+	ue_nr_mms--;
 	list_for_each_entry_safe(en, tmp, &um->enablers, link)
 		ue_enabler_unlink(en, &free);
 	mutex_unlock(ue_ksym_event_mutex);
@@ -405,13 +408,22 @@ static struct mmu_notifier *ue_notifier_get(struct mm_struct *mm)
 	return req.mn;
 }
 
-/* The ue_mm of current's address space, created if needed. */
-static struct ue_mm *ue_mm_current(void)
+unsigned int ue_mms_count(void)
+{
+	return READ_ONCE(ue_nr_mms);
+}
+
+/*
+ * The ue_mm of current's address space, created if needed; *@created says
+ * whether it was.
+ */
+static struct ue_mm *ue_mm_current(bool *created)
 {
 	struct mmu_notifier *mn;
 	struct ue_mm *um;
 
 	lockdep_assert_held(&ue_reg_mutex);
+	*created = false;
 	rcu_read_lock();
 	um = ue_mm_find(current->mm);
 	rcu_read_unlock();
@@ -423,8 +435,29 @@ static struct ue_mm *ue_mm_current(void)
 	um = container_of(mn, struct ue_mm, mn);
 	mutex_lock(ue_ksym_event_mutex);
 	hash_add_rcu(ue_mms, &um->node, (unsigned long)current->mm);
+	ue_nr_mms++;
 	mutex_unlock(ue_ksym_event_mutex);
+	*created = true;
 	return um;
+}
+
+/*
+ * A registration (or a fork attachment) that created @um and added no
+ * enabler to it leaves nothing behind: @um goes again, with its notifier.
+ * Kept, it would stay until the address space dies, against "a failed
+ * registration leaves nothing" (issue 12, item 11). ue_reg_mutex, held by
+ * the caller since it created @um, keeps every other registration off it.
+ */
+static void ue_mm_forget(struct ue_mm *um)
+{
+	lockdep_assert_held(&ue_reg_mutex);
+	mutex_lock(ue_ksym_event_mutex);
+	if (!list_empty(&um->enablers) ||
+	    test_and_set_bit(UE_MM_DETACHED, &um->flags)) {
+		mutex_unlock(ue_ksym_event_mutex);
+		return;
+	}
+	ue_mm_detach_unlock(um);
 }
 
 /* --- registration ------------------------------------------------------- */
@@ -488,12 +521,17 @@ put:
 
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg)
 {
-	struct ue_mm *um = ue_mm_current();
+	bool created;
+	struct ue_mm *um = ue_mm_current(&created);
+	int ret;
 
 	if (IS_ERR(um))
 		return PTR_ERR(um);
-	return ue_enabler_add(um, ue_event_get(ev), reg->enable_addr,
-			      reg->enable_bit, reg->enable_size == 4);
+	ret = ue_enabler_add(um, ue_event_get(ev), reg->enable_addr,
+			     reg->enable_bit, reg->enable_size == 4);
+	if (ret && created)
+		ue_mm_forget(um);
+	return ret;
 }
 
 int ue_enabler_unregister(u64 addr, u8 bit)
@@ -597,12 +635,13 @@ void ue_fork_drop(struct ue_fork_snap *snap, bool atomic)
  */
 void ue_fork_attach(struct ue_fork_snap *snap)
 {
+	bool created = false;
 	struct ue_mm *um;
 	u32 i;
 
 	mutex_lock(&ue_reg_mutex);
 	um = (current->flags & PF_EXITING) || !current->mm ?
-		ERR_PTR(-ESRCH) : ue_mm_current();
+		ERR_PTR(-ESRCH) : ue_mm_current(&created);
 	for (i = 0; i < snap->nr; i++) {
 		if (IS_ERR(um) || ue_enabler_exists(snap->e[i].addr,
 						    snap->e[i].bit)) {
@@ -613,6 +652,8 @@ void ue_fork_attach(struct ue_fork_snap *snap)
 		ue_enabler_add(um, snap->e[i].ev, snap->e[i].addr,
 			       snap->e[i].bit, snap->e[i].word32);
 	}
+	if (created)
+		ue_mm_forget(um);
 	mutex_unlock(&ue_reg_mutex);
 	kfree(snap);
 }
@@ -633,6 +674,7 @@ void ue_enablers_exit(void)
 		if (test_and_set_bit(UE_MM_DETACHED, &um->flags))
 			continue;
 		hash_del_rcu(&um->node);
+		ue_nr_mms--;
 		mmu_notifier_put(&um->mn);
 	}
 	mutex_unlock(ue_ksym_event_mutex);

@@ -46,6 +46,9 @@ struct ue_fork_snap *ue_fork_snapshot(struct mm_struct *parent);
 void ue_fork_attach(struct ue_fork_snap *snap);
 void ue_fork_drop(struct ue_fork_snap *snap, bool atomic);
 
+/* Address spaces tracked now (debugfs). */
+unsigned int ue_mms_count(void);
+
 /* At unload, after the last event: let go of every address space. */
 void ue_enablers_exit(void);
 

@@ -317,6 +317,16 @@ void ue_events_settle(void)
 	flush_workqueue(ue_wq);
 }
 
+void ue_events_count(unsigned int *events, unsigned int *orphans,
+		     unsigned int *queued)
+{
+	mutex_lock(ue_ksym_event_mutex);
+	*events = ue_nr_events;
+	*orphans = ue_nr_orphans;
+	mutex_unlock(ue_ksym_event_mutex);
+	*queued = atomic_read(&ue_queued);
+}
+
 /* The event's probes changed: recompute its status, rewrite its bits. */
 static void ue_event_update_status(struct ue_event *ev)
 {

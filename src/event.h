@@ -100,6 +100,9 @@ static inline bool ue_event_enabled(struct ue_event *ev)
 
 /* Run the releases that were deferred to the work queue. */
 void ue_events_settle(void);
+/* What exists now, for debugfs: events, orphans among them, queued work. */
+void ue_events_count(unsigned int *events, unsigned int *orphans,
+		     unsigned int *queued);
 
 /* Walk every event, under event_mutex (status file). */
 void ue_events_for_each(void (*fn)(struct ue_event *ev, void *arg), void *arg);

@@ -10,6 +10,7 @@
 #include <linux/utsname.h>
 
 #include "compat/ksyms.h"
+#include "debugfs.h"
 #include "dynevent.h"
 #include "enabler.h"
 #include "event.h"
@@ -42,13 +43,14 @@ static int __init ue_module_init(void)
 	if (ret)
 		goto fail_files;
 	/*
-	 * The limit only matters once the files exist. It comes after them
-	 * so that a second copy of the module is refused by the file check,
+	 * Nothing fails from here on: once the files are visible, an fd or
+	 * an event may point into the module, which a failed init would free
+	 * under them (issue 12, item 10). The limit comes after the files so
+	 * that a second copy of the module is refused by the file check,
 	 * with its one message, before its sysctl could clash with ours.
 	 */
-	ret = ue_sysctl_register();
-	if (ret)
-		goto fail_sysctl;
+	ue_sysctl_register();
+	ue_debugfs_init();
 	/* Last: "u:" lines in dynamic_events reach us from here on. */
 	ue_dyn_init();
 
@@ -56,8 +58,6 @@ static int __init ue_module_init(void)
 		init_utsname()->release);
 	return 0;
 
-fail_sysctl:
-	ue_files_remove();
 fail_files:
 	ue_fork_exit();
 fail_fork:
@@ -74,6 +74,7 @@ fail_events:
 static void __exit ue_module_exit(void)
 {
 	ue_dyn_exit();
+	ue_debugfs_exit();
 	ue_sysctl_unregister();
 	ue_files_remove();
 	ue_fork_exit();

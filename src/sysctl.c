@@ -41,14 +41,17 @@ static struct ctl_table ue_sysctls[UE_SYSCTL_ENTRIES(1)] = {
 	},
 };
 
-int ue_sysctl_register(void)
+/*
+ * Registered once the files exist, when failing the load is no longer
+ * safe (an fd or an event may already point into the module, issue 12,
+ * item 10): without it the module works with the default limit.
+ */
+void ue_sysctl_register(void)
 {
 	ue_sysctl_header = register_sysctl("kernel", ue_sysctls);
-	if (!ue_sysctl_header) {
-		pr_err("cannot load: could not register kernel.user_events_max\n");
-		return -ENOMEM;
-	}
-	return 0;
+	if (!ue_sysctl_header)
+		pr_warn("kernel.user_events_max not registered; the limit stays %u\n",
+			ue_max_events);
 }
 
 void ue_sysctl_unregister(void)

@@ -3,7 +3,7 @@
 #define UE_SYSCTL_H
 
 /* kernel.user_events_max (spec 1.13). */
-int ue_sysctl_register(void);
+void ue_sysctl_register(void);
 void ue_sysctl_unregister(void);
 
 #endif /* UE_SYSCTL_H */

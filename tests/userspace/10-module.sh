@@ -1,7 +1,7 @@
 # Module lifecycle (issue 2): load line, files and modes, modinfo, double
 # load, refusal when user_events_data already exists, rmmod while a file is
 # open, clean unload, reload; kernel.user_events_max comes and goes with
-# the module.
+# the module, and so does its debugfs state file.
 SUITE=module
 . /tests/lib.sh
 KO=/modules/user_events.ko
@@ -29,6 +29,10 @@ ue_eq debug_tracing.user_events_data.mode "$(stat -c %a $D/user_events_data)" 64
 ue_eq debug_tracing.user_events_status.mode "$(stat -c %a $D/user_events_status)" 440
 ue_eq sysctl.mode "$(stat -c %a /proc/sys/kernel/user_events_max)" 644
 ue_eq sysctl.default "$(cat /proc/sys/kernel/user_events_max)" 32768
+# Our own debugfs file (not upstream's): what the module holds.
+S=/sys/kernel/debug/user_events_dkms/state
+ue_eq debugfs.state.mode "$(stat -c %a $S)" 400
+ue_eq debugfs.state "$(cat $S | tr '\n' ' ')" "events 0 orphans 0 address_spaces 0 queued_work 0 "
 
 ue_eq modinfo.license "$(modinfo -F license $KO)" GPL
 ue_eq modinfo.version "$(modinfo -F version $KO)" "$VER"
@@ -68,6 +72,7 @@ for f in user_events_data user_events_status; do
 done
 ue_eq tracefs_root_clean "$(ls $T | grep -c user_events)" 0
 ue_nok sysctl_gone test -e /proc/sys/kernel/user_events_max
+ue_nok debugfs_gone test -e /sys/kernel/debug/user_events_dkms
 ue_eq unload_line "$(ue_count_dmesg 'user_events: unloaded$')" 1
 
 # Reload, and unload again.

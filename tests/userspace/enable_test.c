@@ -373,6 +373,68 @@ static void signals(void)
 	close(fd);
 }
 
+/* A number of /sys/kernel/debug/user_events_dkms/state, or -1. */
+static long state_value(const char *key)
+{
+	char buf[512], *p;
+	size_t len = strlen(key);
+
+	if (ue_read_text("/sys/kernel/debug/user_events_dkms/state", buf,
+			 sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, len) && p[len] == ' ')
+			return strtol(p + len + 1, NULL, 10);
+	return -1;
+}
+
+/*
+ * Issue 12, item 11: a registration that fails at its enable write leaves
+ * no tracked address space behind (README: a failed registration leaves
+ * nothing). Run first, in a child of a process that has no enabler, so
+ * that fork gives the child no tracking of its own.
+ */
+static void failed_reg_untracked(void)
+{
+	long page = sysconf(_SC_PAGESIZE), v[4] = { -3, -3, -3, -3 };
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	static __u32 word;
+	int p[2], i;
+	pid_t pid;
+
+	if (pipe(p)) {
+		ue_result("track.pipe", 0, strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		int fd = ue_open_data();
+		void *ro = mmap(NULL, page, PROT_READ,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		v[0] = state_value("address_spaces");
+		v[1] = reg_word(fd, "en_track u32 a", ro, 4, 0) == -1 ?
+			errno : 0;
+		v[2] = state_value("address_spaces");
+		v[3] = reg_word(fd, "en_track u32 a", &word, 4, 0) == 0 ?
+			state_value("address_spaces") : -2;
+		_exit(write(p[1], v, sizeof(v)) == sizeof(v) ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], v, sizeof(v)) != sizeof(v))
+		v[0] = -4;
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	UE_EQ("track.state_file", v[0] >= 0, 1);
+	UE_EQ("track.ro_word_efault", v[1], EFAULT);
+	UE_EQ("track.failed_reg_leaves_none", v[2], v[0]);
+	UE_EQ("track.reg_tracks", v[3], v[0] + 1);
+	/* The child's exit ends its tracking (up to a second: a work item). */
+	for (i = 0; i < 100 && state_value("address_spaces") != v[0]; i++)
+		nanosleep(&ts, NULL);
+	UE_EQ("track.exit_untracks", state_value("address_spaces"), v[0]);
+}
+
 int main(int argc, char **argv)
 {
 	static __u32 word;
@@ -384,6 +446,7 @@ int main(int argc, char **argv)
 		return unreg(fd, &word, 0) == -1 && errno == ENOENT ? 0 : 1;
 	}
 	ue_suite = "enable";
+	failed_reg_untracked();
 	follows_consumers();
 	word_sizes();
 	unreg_rows();
