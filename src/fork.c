@@ -15,6 +15,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -25,9 +27,17 @@
 
 static struct tracepoint *ue_tp_newtask;
 
+/*
+ * The task work holds a reference on the module, which it drops last:
+ * attaching may drop the last reference of an event, and with it the
+ * module reference that the event held, while this code still runs and
+ * holds ue_reg_mutex (issue 12, item 6). What runs after the put is the
+ * return from here, which ue_fork_exit() waits for.
+ */
 static void ue_fork_task_work(struct callback_head *cb)
 {
 	ue_fork_attach(container_of(cb, struct ue_fork_snap, twork));
+	module_put(THIS_MODULE);
 }
 
 static void ue_newtask_probe(void *data, struct task_struct *child,
@@ -47,9 +57,17 @@ static void ue_newtask_probe(void *data, struct task_struct *child,
 		kfree(snap);
 		return;
 	}
-	init_task_work(&snap->twork, ue_fork_task_work);
-	if (task_work_add(child, &snap->twork, TWA_RESUME))
+	/* Fails only once unload has begun, when no enabler is left. */
+	if (!try_module_get(THIS_MODULE)) {
 		ue_fork_drop(snap, true);
+		return;
+	}
+	init_task_work(&snap->twork, ue_fork_task_work);
+	if (task_work_add(child, &snap->twork, TWA_RESUME)) {
+		/* The work that drops the snapshot is drained at unload. */
+		ue_fork_drop(snap, true);
+		module_put(THIS_MODULE);
+	}
 }
 
 static void ue_find_newtask(struct tracepoint *tp, void *priv)
@@ -77,4 +95,13 @@ void ue_fork_exit(void)
 {
 	tracepoint_probe_unregister(ue_tp_newtask, ue_newtask_probe, NULL);
 	tracepoint_synchronize_unregister();
+	/*
+	 * A task work that dropped its module reference may not have
+	 * returned yet. It runs just before its task returns to user space
+	 * and sleeps no more after the put, so once every task has been
+	 * through a voluntary switch or user space, none is in our code.
+	 * Without CONFIG_TASKS_RCU (no preemption) this is synchronize_rcu(),
+	 * which then suffices.
+	 */
+	synchronize_rcu_tasks();
 }
