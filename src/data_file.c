@@ -129,28 +129,63 @@ static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
 	return 0;
 }
 
+/*
+ * ue_reg_mutex is never held across a fault on user memory, which may wait
+ * on user space for ever (a userfaultfd nobody answers, a FUSE daemon that
+ * hangs): one stuck process would stop every registration on the machine
+ * and every fork of a traced process (issue 12, item 3; upstream holds its
+ * reg_mutex across them). The ioctl's arguments are copied before it is
+ * taken, the index is stored after, and an enable word that is not present
+ * is faulted in with the mutex dropped, then tried again.
+ */
 static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 {
 	struct user_reg reg;
 	struct ue_event *ev;
+	int index, ret, i;
 	char *cmd;
-	int index, ret;
 
 	ret = ue_reg_get(ureg, &reg);
 	if (ret)
 		return ret;
-	if (ue_enabler_exists(reg.enable_addr, reg.enable_bit))
-		return -EADDRINUSE;
 	cmd = strndup_user(u64_to_user_ptr(reg.name_args), UE_MAX_CMD);
-	if (IS_ERR(cmd))
-		return PTR_ERR(cmd);
+	mutex_lock(&ue_reg_mutex);
+	/* The errors in upstream's order: the bit before the command. */
+	if (ue_enabler_exists(reg.enable_addr, reg.enable_bit)) {
+		ret = -EADDRINUSE;
+		goto unlock;
+	}
+	if (IS_ERR(cmd)) {
+		ret = PTR_ERR(cmd);
+		goto unlock;
+	}
 	ev = ue_event_find_or_create(cmd, reg.flags);
-	if (IS_ERR(ev))
-		return PTR_ERR(ev);
+	cmd = NULL;
+	if (IS_ERR(ev)) {
+		ret = PTR_ERR(ev);
+		goto unlock;
+	}
 	index = ue_file_ref_add(info, ev);
 	/* On a failed write the file keeps the event, as upstream. */
 	ret = index < 0 ? index : ue_enabler_create(ev, &reg);
+	for (i = 0; ret == -EFAULT && i < UE_FAULT_ATTEMPTS; i++) {
+		mutex_unlock(&ue_reg_mutex);
+		ret = ue_enabler_fault_in(reg.enable_addr, reg.enable_bit,
+					  reg.enable_size == 4) ? -EFAULT : 0;
+		mutex_lock(&ue_reg_mutex);
+		if (ret)
+			break;
+		/* Another thread may have taken the bit meanwhile. */
+		ret = ue_enabler_exists(reg.enable_addr, reg.enable_bit) ?
+			-EADDRINUSE : ue_enabler_create(ev, &reg);
+	}
+	if (ret)
+		ue_enabler_create_failed();
 	ue_event_put(ev, false);
+unlock:
+	mutex_unlock(&ue_reg_mutex);
+	if (!IS_ERR_OR_NULL(cmd))
+		kfree(cmd);
 	if (ret)
 		return ret;
 	/* A fault here is ignored, as upstream: the event is registered. */
@@ -163,10 +198,13 @@ static long ue_ioctl_del(char __user *uname)
 	char *name;
 	int ret;
 
+	/* Copied before ue_reg_mutex, as in ue_ioctl_reg(). */
 	name = strndup_user(uname, UE_MAX_CMD);
 	if (IS_ERR(name))
 		return PTR_ERR(name);
+	mutex_lock(&ue_reg_mutex);
 	ret = ue_event_delete(name);
+	mutex_unlock(&ue_reg_mutex);
 	kfree(name);
 	return ret;
 }
@@ -189,15 +227,36 @@ static int ue_unreg_get(struct user_unreg __user *ureg,
 	return ret;
 }
 
+/* Faults as in ue_ioctl_reg(): never with ue_reg_mutex held. */
 static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 {
 	struct user_unreg unreg = {};
-	int ret;
+	u64 addr;
+	bool word32 = false;
+	int ret, i;
+	u8 bit;
 
 	ret = ue_unreg_get(ureg, &unreg);
 	if (ret)
 		return ret;
-	return ue_enabler_unregister(unreg.disable_addr, unreg.disable_bit);
+	addr = unreg.disable_addr;
+	bit = unreg.disable_bit;
+	mutex_lock(&ue_reg_mutex);
+	ret = ue_enabler_unregister(addr, bit, &word32);
+	/* The bit is cleared whatever the event's state (spec 1.7). */
+	for (i = 0; !ret; i++) {
+		ret = ue_enabler_clear(addr, bit, word32);
+		if (ret != -EFAULT || i == UE_FAULT_ATTEMPTS)
+			break;
+		mutex_unlock(&ue_reg_mutex);
+		ret = ue_enabler_fault_in(addr, bit, word32) ? -EFAULT : 0;
+		mutex_lock(&ue_reg_mutex);
+		/* Registered again meanwhile: that wrote the bit's state. */
+		if (!ret && ue_enabler_exists(addr, bit))
+			break;
+	}
+	mutex_unlock(&ue_reg_mutex);
+	return ret;
 }
 
 static long ue_data_ioctl(struct file *file, unsigned int cmd,
@@ -205,24 +264,14 @@ static long ue_data_ioctl(struct file *file, unsigned int cmd,
 {
 	struct ue_file *info = file->private_data;
 	void __user *arg = (void __user *)uarg;
-	long ret;
 
 	switch (cmd) {
 	case DIAG_IOCSREG:
-		mutex_lock(&ue_reg_mutex);
-		ret = ue_ioctl_reg(info, arg);
-		mutex_unlock(&ue_reg_mutex);
-		return ret;
+		return ue_ioctl_reg(info, arg);
 	case DIAG_IOCSDEL:
-		mutex_lock(&ue_reg_mutex);
-		ret = ue_ioctl_del(arg);
-		mutex_unlock(&ue_reg_mutex);
-		return ret;
+		return ue_ioctl_del(arg);
 	case DIAG_IOCSUNREG:
-		mutex_lock(&ue_reg_mutex);
-		ret = ue_ioctl_unreg(arg);
-		mutex_unlock(&ue_reg_mutex);
-		return ret;
+		return ue_ioctl_unreg(arg);
 	default:
 		return -ENOTTY;
 	}

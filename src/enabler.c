@@ -31,6 +31,7 @@
 
 #include <linux/hashtable.h>
 #include <linux/mmu_notifier.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -39,9 +40,6 @@
 #include "compat/ksyms.h"
 #include "enabler.h"
 #include "event.h"
-
-/* Attempts at faulting in an enable word before giving up (spec 1.13). */
-#define UE_FAULT_ATTEMPTS	10
 
 /* ue_mm.flags */
 #define UE_MM_DETACHED		0	/* out of the table, notifier put */
@@ -129,23 +127,19 @@ static void ue_mm_put(struct ue_mm *um)
 }
 
 /*
- * Set or clear one bit of @um's memory without faulting (where the kernel
- * can). -ENOENT if the address space is going away, -EFAULT if the page is
- * not present and writable.
+ * Set or clear one bit of @mm's memory without faulting (where the kernel
+ * can); the caller holds a user of @mm. -EFAULT if the page is not present
+ * and writable.
  */
-static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
-			bool set)
+static int ue_bit_write_mm(struct mm_struct *mm, u64 addr, u8 bit,
+			   bool word32, bool set)
 {
-	struct mm_struct *mm = um->mn.mm;
 	unsigned long waddr;
 	struct page *page;
 	int wbit, ret = -EFAULT;
 	void *kaddr;
 
 	ue_word(addr, bit, word32, &waddr, &wbit);
-	/* Never touch an address space whose users are all gone. */
-	if (!mmget_not_zero(mm))
-		return -ENOENT;
 	mmap_read_lock(mm);
 	if (ue_pin_page(mm, waddr, &page) == 1) {
 		kaddr = ue_kmap(page);
@@ -158,6 +152,19 @@ static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 		ret = 0;
 	}
 	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* The same in @um's address space; -ENOENT if it is going away. */
+static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
+			bool set)
+{
+	int ret;
+
+	/* Never touch an address space whose users are all gone. */
+	if (!mmget_not_zero(um->mn.mm))
+		return -ENOENT;
+	ret = ue_bit_write_mm(um->mn.mm, addr, bit, word32, set);
 	ue_mm_put(um);
 	return ret;
 }
@@ -180,20 +187,6 @@ static int ue_fault_in(struct mm_struct *mm, u64 addr, u8 bit, bool word32)
 	return ret;
 }
 
-/* Write, faulting in between attempts; no lock held (spec 1.9). */
-static int ue_bit_write_sync(struct ue_mm *um, u64 addr, u8 bit,
-			     bool word32, bool set)
-{
-	int i, ret = -EFAULT;
-
-	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
-		ret = ue_bit_write(um, addr, bit, word32, set);
-		if (ret != -EFAULT || ue_fault_in(um->mn.mm, addr, bit, word32))
-			break;
-	}
-	return ret;
-}
-
 static void ue_enabler_free(struct ue_enabler *en)
 {
 	ue_event_put(en->ev, false);
@@ -202,7 +195,13 @@ static void ue_enabler_free(struct ue_enabler *en)
 
 /*
  * An asynchronous fault-in of an enabler's word, allocated only when one is
- * needed (an enabler stays at 96 bytes).
+ * needed (an enabler stays at 96 bytes). It runs on ue_fault_wq, which
+ * nothing drains: a fault can wait on user space for as long as it likes
+ * (a userfaultfd nobody answers, a FUSE daemon that hangs), and draining
+ * it would make every registration, deletion and status read wait too
+ * (issue 12, item 3). It holds a reference on the module, dropped last,
+ * and ue_events_exit() destroys the queue after the module's last
+ * reference is gone, which waits for the return.
  */
 struct ue_fault {
 	struct work_struct	work;
@@ -240,7 +239,9 @@ static void ue_enabler_write(struct ue_enabler *en)
 	mmgrab(mm);
 	fault->mm = mm;
 	en->faulting = true;
-	ue_queue_work(&fault->work);
+	/* The enabler's event pins the module now. */
+	__module_get(THIS_MODULE);
+	queue_work(ue_fault_wq, &fault->work);
 }
 
 static void ue_enabler_fault_work(struct work_struct *work)
@@ -252,20 +253,21 @@ static void ue_enabler_fault_work(struct work_struct *work)
 	int ret;
 
 	ret = ue_fault_in(mm, en->addr, en->bit, en->word32);
-	if (ret && ret != -ENOENT)
-		pr_warn("Fault for mm: 0x%pK @ 0x%llx event: %s\n", mm,
-			en->addr, en->ev->tp_name);
 	mutex_lock(ue_ksym_event_mutex);
 	en->faulting = false;
 	freeing = en->freeing;
-	if (!freeing && !ret)
+	if (!freeing && ret && ret != -ENOENT)
+		pr_warn("Fault for mm: 0x%pK @ 0x%llx event: %s\n", mm,
+			en->addr, en->ev->tp_name);
+	else if (!freeing && !ret)
 		ue_enabler_write(en);
 	mutex_unlock(ue_ksym_event_mutex);
 	mmdrop(mm);
 	kfree(fault);
+	/* Its event reference went when it was unlinked. */
 	if (freeing)
-		ue_enabler_free(en);
-	ue_work_done();
+		kfree_rcu(en, rcu);
+	module_put(THIS_MODULE);
 }
 
 /* Only the event's own enablers: upstream walks every tracked mm. */
@@ -293,8 +295,17 @@ static void ue_enabler_unlink(struct ue_enabler *en, struct list_head *free)
 	list_del_rcu(&en->link);
 	list_del(&en->ev_link);
 	en->freeing = true;
-	if (!en->faulting)
+	if (!en->faulting) {
 		list_add(&en->ev_link, free);
+		return;
+	}
+	/*
+	 * The fault-in frees the enabler whenever it is done, which may be
+	 * never: the event's reference goes now, so that it does not keep
+	 * the event busy.
+	 */
+	ue_event_put(en->ev, true);
+	en->ev = NULL;
 }
 
 /* --- address spaces ------------------------------------------------------ */
@@ -442,11 +453,11 @@ static struct ue_mm *ue_mm_current(bool *created)
 }
 
 /*
- * A registration (or a fork attachment) that created @um and added no
- * enabler to it leaves nothing behind: @um goes again, with its notifier.
- * Kept, it would stay until the address space dies, against "a failed
- * registration leaves nothing" (issue 12, item 11). ue_reg_mutex, held by
- * the caller since it created @um, keeps every other registration off it.
+ * A registration (or a fork attachment) that failed leaves nothing behind:
+ * @um goes again, with its notifier, if it has no enabler. Kept, it would
+ * stay until the address space dies, against "a failed registration leaves
+ * nothing" (issue 12, item 11). ue_reg_mutex, held by the caller, keeps
+ * every other registration off it.
  */
 static void ue_mm_forget(struct ue_mm *um)
 {
@@ -481,9 +492,12 @@ bool ue_enabler_exists(u64 addr, u8 bit)
 	return found;
 }
 
-/* Add an enabler holding a reference on @ev (consumed either way). */
+/*
+ * Add an enabler holding a reference on @ev (consumed either way). Unless
+ * @fault, a word that is not present and writable is -EFAULT at once.
+ */
 static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
-			  u8 bit, bool word32)
+			  u8 bit, bool word32, bool fault)
 {
 	struct mm_struct *mm = um->mn.mm;
 	struct ue_enabler *en;
@@ -508,7 +522,8 @@ static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 			list_add(&en->ev_link, &ev->enablers);
 		}
 		mutex_unlock(ue_ksym_event_mutex);
-		if (ret != -EFAULT || ue_fault_in(mm, addr, bit, word32))
+		if (ret != -EFAULT || !fault ||
+		    ue_fault_in(mm, addr, bit, word32))
 			break;
 	}
 	if (!ret)
@@ -523,21 +538,39 @@ int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg)
 {
 	bool created;
 	struct ue_mm *um = ue_mm_current(&created);
-	int ret;
 
 	if (IS_ERR(um))
 		return PTR_ERR(um);
-	ret = ue_enabler_add(um, ue_event_get(ev), reg->enable_addr,
-			     reg->enable_bit, reg->enable_size == 4);
-	if (ret && created)
-		ue_mm_forget(um);
-	return ret;
+	return ue_enabler_add(um, ue_event_get(ev), reg->enable_addr,
+			      reg->enable_bit, reg->enable_size == 4, false);
 }
 
-int ue_enabler_unregister(u64 addr, u8 bit)
+void ue_enabler_create_failed(void)
+{
+	struct ue_mm *um;
+
+	lockdep_assert_held(&ue_reg_mutex);
+	rcu_read_lock();
+	um = ue_mm_find(current->mm);
+	rcu_read_unlock();
+	if (um)
+		ue_mm_forget(um);
+}
+
+int ue_enabler_fault_in(u64 addr, u8 bit, bool word32)
+{
+	return ue_fault_in(current->mm, addr, bit, word32);
+}
+
+int ue_enabler_clear(u64 addr, u8 bit, bool word32)
+{
+	return ue_bit_write_mm(current->mm, addr, bit, word32, false);
+}
+
+int ue_enabler_unregister(u64 addr, u8 bit, bool *word32)
 {
 	struct ue_enabler *en, *tmp;
-	bool found = false, word32 = false;
+	bool found = false;
 	struct ue_mm *um;
 	LIST_HEAD(free);
 
@@ -552,7 +585,7 @@ int ue_enabler_unregister(u64 addr, u8 bit)
 		if (en->addr != addr || en->bit != bit)
 			continue;
 		found = true;
-		word32 = en->word32;
+		*word32 = en->word32;
 		ue_enabler_unlink(en, &free);
 		/* (address, bit) is unique in an address space: no other. */
 		break;
@@ -562,8 +595,7 @@ int ue_enabler_unregister(u64 addr, u8 bit)
 		return -ENOENT;
 	list_for_each_entry_safe(en, tmp, &free, ev_link)
 		ue_enabler_free(en);
-	/* The bit is cleared whatever the event's state (spec 1.7). */
-	return ue_bit_write_sync(um, addr, bit, word32, false);
+	return 0;
 }
 
 /* --- fork ---------------------------------------------------------------- */
@@ -650,7 +682,7 @@ void ue_fork_attach(struct ue_fork_snap *snap)
 		}
 		/* A failed write leaves the child without this enabler. */
 		ue_enabler_add(um, snap->e[i].ev, snap->e[i].addr,
-			       snap->e[i].bit, snap->e[i].word32);
+			       snap->e[i].bit, snap->e[i].word32, true);
 	}
 	if (created)
 		ue_mm_forget(um);

@@ -17,14 +17,32 @@ struct ue_mm;
 /* DIAG_IOCSREG row 10: current has an enabler at exactly (addr, bit). */
 bool ue_enabler_exists(u64 addr, u8 bit);
 
+/* Attempts at faulting in an enable word before giving up (spec 1.13). */
+#define UE_FAULT_ATTEMPTS	10
+
+/*
+ * A fault on user memory may wait on user space for ever (a userfaultfd
+ * nobody answers, a FUSE daemon that hangs): none of these fault, so that
+ * the caller can fault in with ue_enabler_fault_in() after dropping
+ * ue_reg_mutex, and try again (issue 12, item 3).
+ */
+
 /*
  * DIAG_IOCSREG rows 20-21: an enabler of @ev for current, its bit written
- * with the event's state before this returns; 0 or a negative errno.
+ * with the event's state before this returns; 0 or a negative errno,
+ * -EFAULT if the word is not present and writable.
  */
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg);
+/* A registration given up: current is tracked no more if it has no bit. */
+void ue_enabler_create_failed(void);
 
-/* DIAG_IOCSUNREG (spec 1.7): 0, -ENOENT, or the bit clear's error. */
-int ue_enabler_unregister(u64 addr, u8 bit);
+/* DIAG_IOCSUNREG (spec 1.7): 0 or -ENOENT; the bit is left as it is. */
+int ue_enabler_unregister(u64 addr, u8 bit, bool *word32);
+/* Clear the bit in current's memory: 0, or -EFAULT if not present. */
+int ue_enabler_clear(u64 addr, u8 bit, bool word32);
+
+/* Fault the word in for writing, with no lock held: 0 if it is. */
+int ue_enabler_fault_in(u64 addr, u8 bit, bool word32);
 
 /* The event's status changed: rewrite all its bits; event_mutex held. */
 void ue_enablers_update(struct ue_event *ev);

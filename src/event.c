@@ -42,6 +42,7 @@ static void ue_orphans_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ue_orphans_work, ue_orphans_work_fn);
 static u64 ue_multi_id;
 struct workqueue_struct *ue_wq;
+struct workqueue_struct *ue_fault_wq;
 
 static struct trace_event_functions ue_event_funcs = {
 	.trace = ue_event_print,
@@ -633,7 +634,15 @@ void ue_events_for_each(void (*fn)(struct ue_event *ev, void *arg), void *arg)
 int ue_events_init(void)
 {
 	ue_wq = alloc_workqueue("user_events", 0, 0);
-	return ue_wq ? 0 : -ENOMEM;
+	if (!ue_wq)
+		return -ENOMEM;
+	/* Unbound: a fault stuck on user space holds no CPU's worker. */
+	ue_fault_wq = alloc_workqueue("user_events_fault", WQ_UNBOUND, 0);
+	if (!ue_fault_wq) {
+		destroy_workqueue(ue_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void ue_events_exit(void)
@@ -645,5 +654,7 @@ void ue_events_exit(void)
 	 */
 	cancel_delayed_work_sync(&ue_orphans_work);
 	destroy_workqueue(ue_wq);
+	/* Fault-ins hold module references: only their returns are left. */
+	destroy_workqueue(ue_fault_wq);
 	rcu_barrier();
 }

@@ -17,11 +17,17 @@ extern struct mutex ue_reg_mutex;
 
 /*
  * Deferred releases (event deletion from the core's callback, enablers of
- * exited processes, fault-ins). ue_events_settle() drains it. Work goes on
+ * exited processes). ue_events_settle() drains it. Work goes on
  * it through ue_queue_work(), and every work function ends with
  * ue_work_done(), so that draining costs nothing when it is idle.
  */
 extern struct workqueue_struct *ue_wq;
+
+/*
+ * Fault-ins of enable words, which may wait on user space for ever: never
+ * drained, every item holds a module reference (enabler.c).
+ */
+extern struct workqueue_struct *ue_fault_wq;
 
 void ue_queue_work(struct work_struct *work);
 void ue_work_done(void);

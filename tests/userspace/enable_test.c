@@ -4,10 +4,12 @@
  * ftrace, a second instance and perf; only that bit of the word changes;
  * 4- and 8-byte words and the 32-on-64 rule; DIAG_IOCSREG rows 10 and 21;
  * and process lifetimes: fork (with COW), CLONE_VM, exec and exit; pages
- * dropped with MADV_DONTNEED.
+ * dropped with MADV_DONTNEED; faults that wait on user space (userfaultfd)
+ * hold up no other process.
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
+#include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -373,6 +375,173 @@ static void signals(void)
 	close(fd);
 }
 
+/* --- faults that wait on user space (issue 12, item 3) ------------------- */
+
+/* A userfaultfd reporting missing pages of @page; nobody reads it. */
+static int uffd_on(void *page, long size)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register r = {
+		.range = { (uintptr_t)page, size },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, UFFDIO_API, &api) || ioctl(fd, UFFDIO_REGISTER, &r)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Answer the fault: a page of zeros, its waiters woken. */
+static int uffd_fill(int fd, void *page, long size)
+{
+	static char zeros[65536];
+	struct uffdio_copy c = {
+		.dst = (uintptr_t)page, .src = (uintptr_t)zeros, .len = size,
+	};
+
+	return ioctl(fd, UFFDIO_COPY, &c);
+}
+
+/*
+ * Another process reads user_events_status and registers an event: 1 if it
+ * did within 5 s, 0 if it is still blocked (*@pid to reap), -1 if it failed.
+ */
+static int others_proceed(pid_t *pid)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i, status;
+
+	*pid = fork();
+	if (!*pid) {
+		static __u32 w;
+		char buf[4096];
+		int fd = ue_open_data();
+		int ok = ue_read_text(TRACEFS "/user_events_status", buf,
+				      sizeof(buf)) >= 0 &&
+			 reg_word(fd, "en_other u32 a", &w, 4, 0) == 0 &&
+			 unreg(fd, &w, 0) == 0;
+
+		_exit(ok ? 0 : 1);
+	}
+	for (i = 0; i < 500; i++) {
+		if (waitpid(*pid, &status, WNOHANG) == *pid) {
+			*pid = 0;
+			return WIFEXITED(status) && !WEXITSTATUS(status) ? 1 : -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+struct stuck_call {
+	pthread_t	thread;
+	int		fd;
+	void		*word;
+	int		unreg;		/* DIAG_IOCSUNREG, else DIAG_IOCSREG */
+	int		ret;
+	int		err;
+};
+
+static void *stuck_call_fn(void *arg)
+{
+	struct stuck_call *c = arg;
+
+	c->ret = c->unreg ? unreg(c->fd, c->word, 0) :
+		reg_word(c->fd, "en_stuck_reg u32 a", c->word, 4, 0);
+	c->err = errno;
+	return NULL;
+}
+
+/*
+ * A thread's DIAG_IOCSREG or DIAG_IOCSUNREG waits on a fault of its enable
+ * word that nobody answers: that thread waits (as upstream), nobody else.
+ */
+static void stuck_ioctl(const char *name, int do_unreg)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct stuck_call c = { .fd = ue_open_data(), .unreg = do_unreg };
+	char n[128];
+	pid_t other;
+	int uffd, r;
+
+	c.word = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (do_unreg) {
+		*(volatile __u32 *)c.word = 0;
+		reg_word(c.fd, "en_stuck_reg u32 a", c.word, 4, 0);
+		madvise(c.word, page, MADV_DONTNEED);
+	}
+	uffd = uffd_on(c.word, page);
+	snprintf(n, sizeof(n), "%s.uffd", name);
+	UE_EQ(n, uffd >= 0, 1);
+	if (uffd < 0)
+		return;
+	pthread_create(&c.thread, NULL, stuck_call_fn, &c);
+	usleep(300000);
+	r = others_proceed(&other);
+	snprintf(n, sizeof(n), "%s.others_not_blocked", name);
+	UE_EQ(n, r, 1);
+	snprintf(n, sizeof(n), "%s.fill", name);
+	UE_EQ(n, uffd_fill(uffd, c.word, page), 0);
+	pthread_join(c.thread, NULL);
+	snprintf(n, sizeof(n), "%s.call_completes", name);
+	UE_EQ(n, c.ret, 0);
+	if (other)
+		waitpid(other, NULL, 0);
+	if (!do_unreg)
+		unreg(c.fd, c.word, 0);
+	close(uffd);
+	close(c.fd);
+	munmap(c.word, page);
+}
+
+/*
+ * The page of an enable word is dropped and put under a userfaultfd, then
+ * the event is enabled: the kernel's fault-in of the word waits, and must
+ * hold up nobody; once answered, the bit is set.
+ */
+static void stuck_fault_in(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile __u32 *w;
+	int fd = ue_open_data(), uffd;
+	pid_t other;
+
+	w = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	*w = 0;
+	UE_EQ("stuck_fault.reg", reg_word(fd, "en_stuck u32 a", (void *)w, 4, 0), 0);
+	madvise((void *)w, page, MADV_DONTNEED);
+	uffd = uffd_on((void *)w, page);
+	UE_EQ("stuck_fault.uffd", uffd >= 0, 1);
+	if (uffd < 0)
+		return;
+	ue_enable("en_stuck", 1);
+	usleep(300000);
+	UE_EQ("stuck_fault.others_not_blocked", others_proceed(&other), 1);
+	UE_EQ("stuck_fault.fill", uffd_fill(uffd, (void *)w, page), 0);
+	UE_EQ("stuck_fault.bit_set_once_answered", wait_bits(w, 1, 1), 1);
+	if (other)
+		waitpid(other, NULL, 0);
+	ue_enable("en_stuck", 0);
+	unreg(fd, (void *)w, 0);
+	close(uffd);
+	close(fd);
+	munmap((void *)w, page);
+}
+
+static void stuck_faults(void)
+{
+	stuck_fault_in();
+	stuck_ioctl("stuck_reg", 0);
+	stuck_ioctl("stuck_unreg", 1);
+}
+
 /* A number of /sys/kernel/debug/user_events_dkms/state, or -1. */
 static long state_value(const char *key)
 {
@@ -453,5 +622,6 @@ int main(int argc, char **argv)
 	bad_pages();
 	lifetimes();
 	signals();
+	stuck_faults();
 	return ue_failures ? 1 : 0;
 }
