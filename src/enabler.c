@@ -425,6 +425,21 @@ unsigned int ue_mms_count(void)
 }
 
 /*
+ * The ue_mm of current's address space, or NULL. ue_reg_mutex keeps it: the
+ * address space is alive while current uses it, and nothing else detaches.
+ */
+static struct ue_mm *ue_mm_of_current(void)
+{
+	struct ue_mm *um;
+
+	lockdep_assert_held(&ue_reg_mutex);
+	rcu_read_lock();
+	um = ue_mm_find(current->mm);
+	rcu_read_unlock();
+	return um;
+}
+
+/*
  * The ue_mm of current's address space, created if needed; *@created says
  * whether it was.
  */
@@ -433,11 +448,8 @@ static struct ue_mm *ue_mm_current(bool *created)
 	struct mmu_notifier *mn;
 	struct ue_mm *um;
 
-	lockdep_assert_held(&ue_reg_mutex);
 	*created = false;
-	rcu_read_lock();
-	um = ue_mm_find(current->mm);
-	rcu_read_unlock();
+	um = ue_mm_of_current();
 	if (um)
 		return um;
 	mn = ue_notifier_get(current->mm);
@@ -549,10 +561,7 @@ void ue_enabler_create_failed(void)
 {
 	struct ue_mm *um;
 
-	lockdep_assert_held(&ue_reg_mutex);
-	rcu_read_lock();
-	um = ue_mm_find(current->mm);
-	rcu_read_unlock();
+	um = ue_mm_of_current();
 	if (um)
 		ue_mm_forget(um);
 }
@@ -574,10 +583,7 @@ int ue_enabler_unregister(u64 addr, u8 bit, bool *word32)
 	struct ue_mm *um;
 	LIST_HEAD(free);
 
-	lockdep_assert_held(&ue_reg_mutex);
-	rcu_read_lock();
-	um = ue_mm_find(current->mm);
-	rcu_read_unlock();
+	um = ue_mm_of_current();
 	if (!um)
 		return -ENOENT;
 	mutex_lock(ue_ksym_event_mutex);
