@@ -136,8 +136,20 @@ static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
  * and every fork of a traced process (issue 12, item 3; upstream holds its
  * reg_mutex across them). The ioctl's arguments are copied before it is
  * taken, the index is stored after, and an enable word that is not present
- * is faulted in with the mutex dropped, then tried again.
+ * is faulted in with the mutex dropped (here; 0 or -EFAULT), then tried
+ * again.
  */
+static int ue_fault_in_unlocked(u64 addr, u8 bit, bool word32)
+{
+	int ret;
+
+	lockdep_assert_held(&ue_reg_mutex);
+	mutex_unlock(&ue_reg_mutex);
+	ret = ue_enabler_fault_in(addr, bit, word32) ? -EFAULT : 0;
+	mutex_lock(&ue_reg_mutex);
+	return ret;
+}
+
 static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 {
 	struct user_reg reg;
@@ -169,10 +181,8 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	/* On a failed write the file keeps the event, as upstream. */
 	ret = index < 0 ? index : ue_enabler_create(ev, &reg);
 	for (i = 0; ret == -EFAULT && i < UE_FAULT_ATTEMPTS; i++) {
-		mutex_unlock(&ue_reg_mutex);
-		ret = ue_enabler_fault_in(reg.enable_addr, reg.enable_bit,
-					  reg.enable_size == 4) ? -EFAULT : 0;
-		mutex_lock(&ue_reg_mutex);
+		ret = ue_fault_in_unlocked(reg.enable_addr, reg.enable_bit,
+					   reg.enable_size == 4);
 		if (ret)
 			break;
 		/* Another thread may have taken the bit meanwhile. */
@@ -248,9 +258,7 @@ static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 		ret = ue_enabler_clear(addr, bit, word32);
 		if (ret != -EFAULT || i == UE_FAULT_ATTEMPTS)
 			break;
-		mutex_unlock(&ue_reg_mutex);
-		ret = ue_enabler_fault_in(addr, bit, word32) ? -EFAULT : 0;
-		mutex_lock(&ue_reg_mutex);
+		ret = ue_fault_in_unlocked(addr, bit, word32);
 		/* Registered again meanwhile: that wrote the bit's state. */
 		if (!ret && ue_enabler_exists(addr, bit))
 			break;

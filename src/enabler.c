@@ -439,16 +439,12 @@ static struct ue_mm *ue_mm_of_current(void)
 	return um;
 }
 
-/*
- * The ue_mm of current's address space, created if needed; *@created says
- * whether it was.
- */
-static struct ue_mm *ue_mm_current(bool *created)
+/* The ue_mm of current's address space, created if needed. */
+static struct ue_mm *ue_mm_current(void)
 {
 	struct mmu_notifier *mn;
 	struct ue_mm *um;
 
-	*created = false;
 	um = ue_mm_of_current();
 	if (um)
 		return um;
@@ -460,7 +456,6 @@ static struct ue_mm *ue_mm_current(bool *created)
 	hash_add_rcu(ue_mms, &um->node, (unsigned long)current->mm);
 	ue_nr_mms++;
 	mutex_unlock(ue_ksym_event_mutex);
-	*created = true;
 	return um;
 }
 
@@ -548,8 +543,7 @@ put:
 
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg)
 {
-	bool created;
-	struct ue_mm *um = ue_mm_current(&created);
+	struct ue_mm *um = ue_mm_current();
 
 	if (IS_ERR(um))
 		return PTR_ERR(um);
@@ -673,13 +667,12 @@ void ue_fork_drop(struct ue_fork_snap *snap, bool atomic)
  */
 void ue_fork_attach(struct ue_fork_snap *snap)
 {
-	bool created = false;
 	struct ue_mm *um;
 	u32 i;
 
 	mutex_lock(&ue_reg_mutex);
 	um = (current->flags & PF_EXITING) || !current->mm ?
-		ERR_PTR(-ESRCH) : ue_mm_current(&created);
+		ERR_PTR(-ESRCH) : ue_mm_current();
 	for (i = 0; i < snap->nr; i++) {
 		if (IS_ERR(um) || ue_enabler_exists(snap->e[i].addr,
 						    snap->e[i].bit)) {
@@ -690,7 +683,8 @@ void ue_fork_attach(struct ue_fork_snap *snap)
 		ue_enabler_add(um, snap->e[i].ev, snap->e[i].addr,
 			       snap->e[i].bit, snap->e[i].word32, true);
 	}
-	if (created)
+	/* Every write failed: the child is not tracked. */
+	if (!IS_ERR(um))
 		ue_mm_forget(um);
 	mutex_unlock(&ue_reg_mutex);
 	kfree(snap);
