@@ -503,12 +503,20 @@ bool ue_enabler_exists(u64 addr, u8 bit)
  * Add an enabler holding a reference on @ev (consumed either way). Unless
  * @fault, a word that is not present and writable is -EFAULT at once.
  */
+/*
+ * Write the event's current state into the word and list the enabler, under
+ * one hold of event_mutex; never faults. Where the word is not present and
+ * writable: a registration (@later false) fails with -EFAULT, for its caller
+ * to fault in outside every lock and try again; a forked child's copy
+ * (@later true) is listed anyway and faulted in by a work item, like any
+ * later state change, so that a fault waiting on user space holds up no
+ * fork and nobody's registration (issue 12, item 3).
+ */
 static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
-			  u8 bit, bool word32, bool fault)
+			  u8 bit, bool word32, bool later)
 {
-	struct mm_struct *mm = um->mn.mm;
 	struct ue_enabler *en;
-	int i, ret = -ENOMEM;
+	int ret = -ENOMEM;
 
 	en = kzalloc(sizeof(*en), GFP_KERNEL_ACCOUNT);
 	if (!en)
@@ -519,20 +527,17 @@ static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 	en->bit = bit;
 	en->word32 = word32;
 
-	/* Write the current state and list it under one hold of the lock. */
-	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
-		mutex_lock(ue_ksym_event_mutex);
-		ret = ue_bit_write(um, addr, bit, word32, READ_ONCE(ev->status));
-		if (!ret) {
-			/* Oldest first: unregistering in that order stops early. */
-			list_add_tail_rcu(&en->link, &um->enablers);
-			list_add(&en->ev_link, &ev->enablers);
-		}
-		mutex_unlock(ue_ksym_event_mutex);
-		if (ret != -EFAULT || !fault ||
-		    ue_fault_in(mm, addr, bit, word32))
-			break;
+	mutex_lock(ue_ksym_event_mutex);
+	ret = ue_bit_write(um, addr, bit, word32, READ_ONCE(ev->status));
+	if (!ret || (ret == -EFAULT && later)) {
+		/* Oldest first: unregistering in that order stops early. */
+		list_add_tail_rcu(&en->link, &um->enablers);
+		list_add(&en->ev_link, &ev->enablers);
+		if (ret)
+			ue_enabler_write(en);
+		ret = 0;
 	}
+	mutex_unlock(ue_ksym_event_mutex);
 	if (!ret)
 		return 0;
 	kfree(en);
@@ -679,11 +684,11 @@ void ue_fork_attach(struct ue_fork_snap *snap)
 			ue_event_put(snap->e[i].ev, false);
 			continue;
 		}
-		/* A failed write leaves the child without this enabler. */
+		/* Only a gone address space or no memory leaves it out. */
 		ue_enabler_add(um, snap->e[i].ev, snap->e[i].addr,
 			       snap->e[i].bit, snap->e[i].word32, true);
 	}
-	/* Every write failed: the child is not tracked. */
+	/* Nothing was added: the child is not tracked. */
 	if (!IS_ERR(um))
 		ue_mm_forget(um);
 	mutex_unlock(&ue_reg_mutex);

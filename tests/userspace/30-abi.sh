@@ -6,7 +6,7 @@
 SUITE=abi
 . /tests/lib.sh
 ue_ok insmod insmod /modules/user_events.ko
-for t in reg_test fmt_test write_test del_test enable_test limits_test dynev_test; do
+for t in reg_test fmt_test write_test del_test enable_test fuse_test limits_test dynev_test; do
 	/tests/bin/$t
 	ue_eq "$t.exit_status" $? 0
 done

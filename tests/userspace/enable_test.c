@@ -407,35 +407,10 @@ static int uffd_fill(int fd, void *page, long size)
 	return ioctl(fd, UFFDIO_COPY, &c);
 }
 
-/*
- * Another process reads user_events_status and registers an event: 1 if it
- * did within 5 s, 0 if it is still blocked (*@pid to reap), -1 if it failed.
- */
+/* Another process reads user_events_status and registers an event. */
 static int others_proceed(pid_t *pid)
 {
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i, status;
-
-	*pid = fork();
-	if (!*pid) {
-		static __u32 w;
-		char buf[4096];
-		int fd = ue_open_data();
-		int ok = ue_read_text(TRACEFS "/user_events_status", buf,
-				      sizeof(buf)) >= 0 &&
-			 reg_word(fd, "en_other u32 a", &w, 4, 0) == 0 &&
-			 unreg(fd, &w, 0) == 0;
-
-		_exit(ok ? 0 : 1);
-	}
-	for (i = 0; i < 500; i++) {
-		if (waitpid(*pid, &status, WNOHANG) == *pid) {
-			*pid = 0;
-			return WIFEXITED(status) && !WEXITSTATUS(status) ? 1 : -1;
-		}
-		nanosleep(&ts, NULL);
-	}
-	return 0;
+	return ue_child_within(ue_others_work, 5, pid);
 }
 
 struct stuck_call {

@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <linux/user_events.h>
@@ -162,6 +163,95 @@ static inline int ue_perf_open(const char *name)
 	pe.sample_period = 1;
 	pe.wakeup_events = 1;
 	return syscall(__NR_perf_event_open, &pe, 0, -1, -1, 0);
+}
+
+/* Where a blocked task waits, for the log. */
+static inline void ue_show_stack(pid_t pid)
+{
+	char path[64], buf[2048];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	if (ue_read_text(path, buf, sizeof(buf)) < 0)
+		return;
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '\n')
+			buf[i] = ' ';
+	printf("# pid %d waits in: %s\n", pid, buf);
+}
+
+/*
+ * A child forked ahead of time, to run a function on a signal: forking
+ * later could itself wait (on the mmap lock a stuck fault holds).
+ */
+struct ue_child {
+	pid_t	pid;
+	int	go;		/* write end of the child's pipe */
+};
+
+static inline int ue_child_ready(struct ue_child *c, int (*fn)(void))
+{
+	int p[2];
+	char x;
+
+	if (pipe(p))
+		return -1;
+	c->pid = fork();
+	if (!c->pid) {
+		close(p[1]);
+		_exit(read(p[0], &x, 1) != 1 || fn() ? 1 : 0);
+	}
+	close(p[0]);
+	c->go = p[1];
+	return c->pid < 0 ? -1 : 0;
+}
+
+/*
+ * Let the child run: 1 if its function returned 0 within @secs seconds, 0
+ * if it is still running (c->pid is left to reap once it is unblocked), -1
+ * if it failed.
+ */
+static inline int ue_child_run(struct ue_child *c, int secs)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i, status;
+
+	if (write(c->go, "", 1) != 1)
+		return -1;
+	close(c->go);
+	for (i = 0; i < secs * 100; i++) {
+		if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+			c->pid = 0;
+			return WIFEXITED(status) && !WEXITSTATUS(status) ? 1 : -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	ue_show_stack(c->pid);
+	return 0;
+}
+
+/* Fork a child for @fn now and run it: as ue_child_run(); *@pid to reap. */
+static inline int ue_child_within(int (*fn)(void), int secs, pid_t *pid)
+{
+	struct ue_child c = { .pid = 0 };
+	int ret = ue_child_ready(&c, fn) ? -1 : ue_child_run(&c, secs);
+
+	*pid = c.pid;
+	return ret;
+}
+
+/* What another user does: read user_events_status, register, unregister. */
+static inline int ue_others_work(void)
+{
+	static __u32 w;
+	char buf[4096];
+	int fd = ue_open_data();
+
+	if (ue_read_text(TRACEFS "/user_events_status", buf, sizeof(buf)) < 0 ||
+	    ue_reg(fd, "en_other u32 a", &w, 0, 0, NULL) ||
+	    ue_unreg(fd, &w, 0))
+		return -1;
+	return 0;
 }
 
 #endif /* UE_ABI_H */

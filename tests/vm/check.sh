@@ -188,6 +188,10 @@ make_initramfs() { # kernel
 	done
 	cp "$build/$k/mod/user_events.ko" "$build/$k/twin/user_events_twin.ko" "$ir/modules/"
 	cp "$root/VERSION" "$ir/modules/VERSION"
+	# Kernel modules the suites load (fuse.ko, where FUSE is not built in).
+	if [ -d "${kroot[$k]}/mods" ]; then
+		find "${kroot[$k]}/mods" -name fuse.ko -exec cp {} "$ir/modules/" \;
+	fi
 	# KUnit: the framework from the debug kernel, and our test module.
 	if [ -f "$build/$k/kunit/tests/kunit/user_events_kunit.ko" ]; then
 		find "${kroot[$k]}/mods" -name kunit.ko -exec cp {} "$ir/modules/" \;

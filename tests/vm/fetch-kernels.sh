@@ -1,9 +1,10 @@
 #!/bin/bash
 # Fetch and cache the target kernels named in tests/vm/kernels.list.
 #
-# For each kernel: the boot image (vmlinuz, config, System.map) and the
-# headers tree (linux-headers-*-amd64 plus the -common and linux-kbuild
-# packages it depends on) are unpacked under
+# For each kernel: the boot image (vmlinuz, config, System.map), the modules
+# the suites load (fuse.ko for fuse_test, uncompressed, in mods/, unless
+# built in) and the headers tree (linux-headers-*-amd64 plus the -common and
+# linux-kbuild packages it depends on) are unpacked under
 #   $UE_CACHE/kernels/<short-name>/
 # and a file "kdir" there names the directory to pass as KDIR=.
 #
@@ -51,10 +52,36 @@ relocate_links() {
 	done < <(find "$root" -type l -print0)
 }
 
+# extract_modules DEB OUTDIR NAME:CONFIG...: each NAME.ko of the image
+# package, uncompressed, flat in OUTDIR (Debian compresses modules on some
+# releases); nothing where the image's config has CONFIG=y (built in).
+extract_modules() {
+	local deb=$1 out=$2 spec name sym f config; shift 2
+	mkdir -p "$out"
+	config=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/config-*')
+	for spec in "$@"; do
+		name=${spec%%:*} sym=${spec#*:}
+		grep -qx "CONFIG_$sym=y" <<<"$config" && continue
+		f=$(dpkg-deb -c "$deb" | awk '{ print $NF }' |
+			grep -E "/$name\.ko(\.xz|\.zst|\.gz)?$" | head -1)
+		[ -n "$f" ] || return 1
+		dpkg-deb --fsys-tarfile "$deb" | tar -xO "$f" >"$out/$name.ko.in" ||
+			return 1
+		case $f in
+		*.xz) xz -dc "$out/$name.ko.in" >"$out/$name.ko" ;;
+		*.zst) zstd -qdc "$out/$name.ko.in" >"$out/$name.ko" ;;
+		*.gz) gzip -dc "$out/$name.ko.in" >"$out/$name.ko" ;;
+		*) mv "$out/$name.ko.in" "$out/$name.ko" ;;
+		esac || return 1
+		rm -f "$out/$name.ko.in"
+	done
+}
+
 fetch_one() {
 	local short=$1 suite=$2 img=$3 hdr=$4
 	local dir=$UE_CACHE/kernels/$short want stamp dl pkgs rel
-	want="$img $hdr"
+	# The last word changes when what is taken from the packages does.
+	want="$img $hdr mods:fuse"
 	stamp=$dir/.complete
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 		return 0
@@ -74,6 +101,8 @@ fetch_one() {
 	done
 	dpkg-deb --fsys-tarfile "$dl"/linux-image-*.deb |
 		tar -x -C "$dir" ./boot
+	extract_modules "$dl"/linux-image-*.deb "$dir/mods" fuse:FUSE_FS ||
+		{ rm -rf "$dl"; log "no fuse module in $img"; return 1; }
 	rm -rf "$dl"
 	relocate_links "$dir/root"
 	rel=${hdr#linux-headers-}
