@@ -38,6 +38,7 @@
 
 #include "compat/gup.h"
 #include "compat/ksyms.h"
+#include "compat/workqueue.h"
 #include "enabler.h"
 #include "event.h"
 
@@ -413,7 +414,7 @@ static struct mmu_notifier *ue_notifier_get(struct mm_struct *mm)
 	struct ue_notifier_req req = { .mm = mm };
 
 	INIT_WORK_ONSTACK(&req.work, ue_notifier_get_work);
-	queue_work(system_unbound_wq, &req.work);
+	queue_work(ue_system_dfl_wq, &req.work);
 	flush_work(&req.work);
 	destroy_work_on_stack(&req.work);
 	return req.mn;

@@ -23,6 +23,7 @@
 #include "compat/event_call.h"
 #include "compat/event_fields.h"
 #include "compat/ksyms.h"
+#include "compat/workqueue.h"
 #include "dynevent.h"
 #include "enabler.h"
 #include "event.h"
@@ -633,7 +634,7 @@ void ue_events_for_each(void (*fn)(struct ue_event *ev, void *arg), void *arg)
 
 int ue_events_init(void)
 {
-	ue_wq = alloc_workqueue("user_events", 0, 0);
+	ue_wq = alloc_workqueue("user_events", UE_WQ_PERCPU, 0);
 	if (!ue_wq)
 		return -ENOMEM;
 	/* Unbound: a fault stuck on user space holds no CPU's worker. */

@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 
 #include "compat/dynevent.h"
+#include "compat/tracepoint.h"
 #include "parse.h"
 #include "ue.h"
 
@@ -95,7 +96,7 @@ void ue_event_put(struct ue_event *ev, bool locked);
 /* Whether a writer of this event has anything to write to. */
 static inline bool ue_event_enabled(struct ue_event *ev)
 {
-	return atomic_read(&ev->tp.key.enabled) > 0;
+	return ue_tp_enabled(&ev->tp);
 }
 
 /* Run the releases that were deferred to the work queue. */

@@ -13,6 +13,7 @@
 #include <linux/security.h>
 
 #include "compat/ksyms.h"
+#include "compat/namei.h"
 #include "files.h"
 
 static struct dentry *ue_data_dentry;
@@ -26,7 +27,7 @@ static bool ue_tracefs_has(const char *name)
 
 	if (!mnt)
 		return false;
-	d = lookup_positive_unlocked(name, mnt->mnt_root, strlen(name));
+	d = ue_lookup_positive(name, mnt->mnt_root);
 	if (IS_ERR(d))
 		return false;
 	dput(d);

@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0
+# Kernel APIs that stable kernels backport, found in the headers of the
+# kernel we build against rather than by version number. Each defines
+# UE_HAVE_<what> for the compat header named beside it. Included by Kbuild.
+
+# ue_probe HEADER, EXTENDED-REGEX, NAME: -DNAME if HEADER matches.
+ue_probe = $(if $(shell grep -sqE '$(2)' $(srctree)/include/$(1) && echo y),-D$(3))
+
+# compat/workqueue.h: WQ_PERCPU and system_dfl_wq (6.17, and 6.12.y).
+ccflags-y += $(call ue_probe,linux/workqueue.h,^[[:space:]]*WQ_PERCPU[[:space:]]*=,UE_HAVE_WQ_PERCPU)
+ccflags-y += $(call ue_probe,linux/workqueue.h,\*system_dfl_wq;,UE_HAVE_SYSTEM_DFL_WQ)
