@@ -56,6 +56,16 @@ int ue_dyn_create(const char *raw_command)
 
 	if (!str_has_prefix(raw_command, UE_DYN_PREFIX))
 		return -ECANCELED;
+	/*
+	 * The core's contract, which unload relies on: ue_dyn_exit() takes
+	 * this mutex to wait for a create in flight (issue 12, item 8). A
+	 * kernel that broke it gets a refusal, not a race with unload.
+	 */
+	lockdep_assert_held(ue_ksym_dyn_event_ops_mutex);
+	if (!mutex_is_locked(ue_ksym_dyn_event_ops_mutex)) {
+		pr_err_once("u: commands refused: this kernel calls ->create without dyn_event_ops_mutex\n");
+		return -EBUSY;
+	}
 	if (!try_module_get(THIS_MODULE))
 		return -ECANCELED;	/* being unloaded */
 

@@ -95,6 +95,8 @@ static int ue_call_visible(struct ue_event *ev, bool visible)
 	struct cred *cred;
 	int ret;
 
+	/* The core's contract since 5.1, asserted by the core on lockdep kernels. */
+	lockdep_assert_held(ue_ksym_event_mutex);
 	cred = prepare_creds();
 	if (!cred)
 		return -ENOMEM;

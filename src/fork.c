@@ -23,6 +23,7 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 
+#include "compat/newtask.h"
 #include "enabler.h"
 
 static struct tracepoint *ue_tp_newtask;
@@ -41,7 +42,7 @@ static void ue_fork_task_work(struct callback_head *cb)
 }
 
 static void ue_newtask_probe(void *data, struct task_struct *child,
-			     unsigned long clone_flags)
+			     ue_clone_flags_t clone_flags)
 {
 	struct ue_fork_snap *snap;
 
@@ -80,6 +81,7 @@ int ue_fork_init(void)
 {
 	int ret;
 
+	UE_NEWTASK_PROBE_CHECK(ue_newtask_probe);
 	for_each_kernel_tracepoint(ue_find_newtask, NULL);
 	if (!ue_tp_newtask) {
 		pr_err("cannot load: tracepoint task_newtask not found\n");

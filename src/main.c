@@ -10,6 +10,7 @@
 #include <linux/utsname.h>
 
 #include "compat/ksyms.h"
+#include "compat/verify.h"
 #include "debugfs.h"
 #include "dynevent.h"
 #include "enabler.h"
@@ -23,6 +24,9 @@ static int __init ue_module_init(void)
 	int ret;
 
 	ret = ue_ksyms_resolve();
+	if (ret)
+		return ret;
+	ret = ue_kernel_verify();
 	if (ret)
 		return ret;
 	ret = ue_write_init();

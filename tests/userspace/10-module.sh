@@ -15,7 +15,10 @@ ue_nok not_loaded_at_start test -e /sys/module/user_events
 ue_nok no_data_file_at_start test -e $T/user_events_data
 ue_nok no_sysctl_at_start test -e /proc/sys/kernel/user_events_max
 
+# The check walks the dynamic events that exist: a synthetic one here.
+ue_ok synth_before_load sh -c "echo 'ue_verify_syn u64 a' >>$T/synthetic_events"
 ue_ok insmod insmod $KO
+ue_ok synth_removed sh -c "echo '!ue_verify_syn' >>$T/synthetic_events"
 ue_eq load_line "$(ue_count_dmesg_text "] user_events: user-events-dkms $VER loaded on Linux $REL")" 1
 ue_ok sysfs_module test -d /sys/module/user_events
 for f in user_events_data user_events_status; do
@@ -53,6 +56,17 @@ ue_eq twin_dmesg_one_line "$(ue_count_dmesg 'user_events_twin:')" 1
 ue_nok twin_not_loaded test -e /sys/module/user_events_twin
 ue_ok files_kept_after_twin test -f $T/user_events_status
 ue_eq sysctl_kept_after_twin "$(cat /proc/sys/kernel/user_events_max)" 32768
+
+# A kernel whose private layouts differ from ours (issue 12, item 8), played
+# by a build with two members of struct dyn_event_operations swapped: the
+# load-time check refuses it with one line, before anything is registered
+# (here beside the loaded module, whose own operations it checks too).
+SKEW=/modules/user_events_skew.ko
+ue_eq skew_refused "$(/tests/bin/ue_modctl load $SKEW)" ENOEXEC
+ue_eq skew_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_skew: cannot load: this kernel.s struct dyn_event_operations differs')" 1
+ue_eq skew_dmesg_one_line "$(ue_count_dmesg 'user_events_skew:')" 1
+ue_nok skew_not_loaded test -e /sys/module/user_events_skew
+ue_ok files_kept_after_skew test -f $T/user_events_data
 
 # An open file pins the module.
 for f in user_events_data user_events_status; do

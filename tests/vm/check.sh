@@ -186,7 +186,8 @@ make_initramfs() { # kernel
 	for f in "$sbin"/*; do
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$ir/tests/selftests/"
 	done
-	cp "$build/$k/mod/user_events.ko" "$build/$k/twin/user_events_twin.ko" "$ir/modules/"
+	cp "$build/$k/mod/user_events.ko" "$build/$k/twin/user_events_twin.ko" \
+		"$build/$k/skew/user_events_skew.ko" "$ir/modules/"
 	cp "$root/VERSION" "$ir/modules/VERSION"
 	# Kernel modules the suites load (fuse.ko, where FUSE is not built in).
 	if [ -d "${kroot[$k]}/mods" ]; then
@@ -244,10 +245,11 @@ for k in $kernels; do
 	mkdir -p "$build/$k"
 	say "$k: building module"
 	if build_module "$k" "$build/$k/mod" && \
-	   build_module "$k" "$build/$k/twin" UE_MODNAME=user_events_twin; then
+	   build_module "$k" "$build/$k/twin" UE_MODNAME=user_events_twin && \
+	   build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1; then
 		record "$k build pass module"
 	else
-		record "$k build fail module see $build/$k/mod.log or twin.log"
+		record "$k build fail module see $build/$k/mod.log, twin.log or skew.log"
 		continue
 	fi
 	if [ "$k" = debug ]; then
