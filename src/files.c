@@ -8,6 +8,7 @@
 
 #include <linux/dcache.h>
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/security.h>
@@ -72,12 +73,30 @@ int ue_files_create(void)
 	return 0;
 }
 
+/*
+ * Remove a file, and retire its inode: once the module is gone, nothing
+ * may reach its operations through the inode. The dentry leaves the
+ * namespace, but a file opened with O_PATH (which pins no module) keeps
+ * dentry and inode, and reopening it through /proc/self/fd would otherwise
+ * read the freed operations (issue 12, item 10). A bad inode's operations
+ * are the kernel's own, which refuse every open with EIO.
+ */
+static void ue_file_remove(struct dentry *d)
+{
+	struct inode *inode = d_inode(d);
+
+	ihold(inode);
+	static_call(ue_tracefs_remove)(d);
+	make_bad_inode(inode);
+	iput(inode);
+}
+
 void ue_files_remove(void)
 {
 	if (ue_status_dentry)
-		static_call(ue_tracefs_remove)(ue_status_dentry);
+		ue_file_remove(ue_status_dentry);
 	if (ue_data_dentry)
-		static_call(ue_tracefs_remove)(ue_data_dentry);
+		ue_file_remove(ue_data_dentry);
 	ue_status_dentry = NULL;
 	ue_data_dentry = NULL;
 }

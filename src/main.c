@@ -77,10 +77,17 @@ fail_events:
  */
 static void __exit ue_module_exit(void)
 {
+	/*
+	 * The files first: from the moment rmmod committed until they are
+	 * gone, an open() of one finds its owner going, which the kernel
+	 * answers with ENODEV and a WARN (do_dentry_open()). tracefs has no
+	 * proxy operations as debugfs has, so a module cannot close that
+	 * window; it can keep it short (issue 12, item 10).
+	 */
+	ue_files_remove();
 	ue_dyn_exit();
 	ue_debugfs_exit();
 	ue_sysctl_unregister();
-	ue_files_remove();
 	ue_fork_exit();
 	ue_enablers_exit();
 	ue_events_exit();

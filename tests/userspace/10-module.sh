@@ -106,3 +106,14 @@ ue_ok sysctl_reload.rmmod rmmod user_events
 ue_ok sysctl_reload.insmod_again insmod $KO
 ue_eq sysctl_reload.default "$(cat /proc/sys/kernel/user_events_max)" 32768
 ue_ok sysctl_reload.rmmod_again rmmod user_events
+
+# A file kept open with O_PATH pins no module; reopened through
+# /proc/self/fd after the unload, it must be refused (EIO, the kernel's bad
+# inode), not reach the freed module's operations (issue 12, item 10: an
+# oops before). The splat scan checks that nothing else was printed.
+for f in user_events_data user_events_status; do
+	ue_ok "opath.$f.insmod" insmod $KO
+	ue_eq "opath.$f.unload_then_reopen" \
+		"$(/tests/bin/ue_modctl reopen $T/$f user_events | tr '\n' ' ')" "OK EIO "
+	ue_nok "opath.$f.unloaded" test -e /sys/module/user_events
+done

@@ -5,6 +5,10 @@
  *
  *   ue_modctl load FILE.ko    finit_module(FILE, "", 0)
  *   ue_modctl unload NAME     delete_module(NAME, O_NONBLOCK)
+ *   ue_modctl reopen FILE NAME
+ *                             open FILE with O_PATH (which pins no module),
+ *                             unload NAME, then open FILE again through
+ *                             /proc/self/fd: prints both results
  *
  * Prints the errno name (or "OK") and exits with the errno (0 on success).
  */
@@ -26,8 +30,17 @@ static int report(long ret)
 
 int main(int argc, char **argv)
 {
+	char path[64];
 	int fd;
 
+	if (argc == 4 && !strcmp(argv[1], "reopen")) {
+		fd = open(argv[2], O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return report(-1);
+		report(syscall(SYS_delete_module, argv[3], O_NONBLOCK));
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		return report(open(path, O_RDWR | O_CLOEXEC) < 0 ? -1 : 0);
+	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s load FILE.ko | unload NAME\n", argv[0]);
 		return 255;
