@@ -150,6 +150,18 @@ static int ue_fault_in_unlocked(u64 addr, u8 bit, bool word32)
 	return ret;
 }
 
+/* The same for tracking current's address space (ue_enabler_prepare()). */
+static int ue_prepare_unlocked(void)
+{
+	int ret;
+
+	lockdep_assert_held(&ue_reg_mutex);
+	mutex_unlock(&ue_reg_mutex);
+	ret = ue_enabler_prepare();
+	mutex_lock(&ue_reg_mutex);
+	return ret;
+}
+
 static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 {
 	struct user_reg reg;
@@ -161,6 +173,12 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	if (ret)
 		return ret;
 	cmd = strndup_user(u64_to_user_ptr(reg.name_args), UE_MAX_CMD);
+	ret = ue_enabler_prepare();
+	if (ret) {
+		if (!IS_ERR(cmd))
+			kfree(cmd);
+		return ret;
+	}
 	mutex_lock(&ue_reg_mutex);
 	/* The errors in upstream's order: the bit before the command. */
 	if (ue_enabler_exists(reg.enable_addr, reg.enable_bit)) {
@@ -180,19 +198,22 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	index = ue_file_ref_add(info, ev);
 	/* On a failed write the file keeps the event, as upstream. */
 	ret = index < 0 ? index : ue_enabler_create(ev, &reg);
-	for (i = 0; ret == -EFAULT && i < UE_FAULT_ATTEMPTS; i++) {
-		ret = ue_fault_in_unlocked(reg.enable_addr, reg.enable_bit,
-					   reg.enable_size == 4);
+	for (i = 0; (ret == -EFAULT || ret == -EAGAIN) &&
+	     i < UE_FAULT_ATTEMPTS; i++) {
+		ret = ret == -EAGAIN ? ue_prepare_unlocked() :
+			ue_fault_in_unlocked(reg.enable_addr, reg.enable_bit,
+					     reg.enable_size == 4);
 		if (ret)
 			break;
 		/* Another thread may have taken the bit meanwhile. */
 		ret = ue_enabler_exists(reg.enable_addr, reg.enable_bit) ?
 			-EADDRINUSE : ue_enabler_create(ev, &reg);
 	}
-	if (ret)
-		ue_enabler_create_failed();
 	ue_event_put(ev, false);
 unlock:
+	/* Whatever failed, the tracking made for it goes (item 11). */
+	if (ret)
+		ue_enabler_create_failed();
 	mutex_unlock(&ue_reg_mutex);
 	if (!IS_ERR_OR_NULL(cmd))
 		kfree(cmd);

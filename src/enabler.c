@@ -440,24 +440,64 @@ static struct ue_mm *ue_mm_of_current(void)
 	return um;
 }
 
-/* The ue_mm of current's address space, created if needed. */
-static struct ue_mm *ue_mm_current(void)
+/*
+ * The ue_mm of current's address space, made ready before ue_reg_mutex is
+ * taken. Registering its notifier takes the address space's mmap lock for
+ * writing, which waits for every reader, and a reader can wait on user space
+ * for as long as it likes: a read of /proc/PID/mem faults pages in with the
+ * lock held, through a FUSE daemon that does not answer. Under the global
+ * mutex, that would stop every registration on the machine (issue 12, item
+ * 3; fuse_test's notifier_others_not_blocked). Only this process waits here.
+ */
+int ue_enabler_prepare(void)
 {
 	struct mmu_notifier *mn;
 	struct ue_mm *um;
+	int i;
 
-	um = ue_mm_of_current();
-	if (um)
-		return um;
-	mn = ue_notifier_get(current->mm);
-	if (IS_ERR(mn))
-		return ERR_CAST(mn);
-	um = container_of(mn, struct ue_mm, mn);
-	mutex_lock(ue_ksym_event_mutex);
-	hash_add_rcu(ue_mms, &um->node, (unsigned long)current->mm);
-	ue_nr_mms++;
-	mutex_unlock(ue_ksym_event_mutex);
-	return um;
+	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
+		rcu_read_lock();
+		um = ue_mm_find(current->mm);
+		rcu_read_unlock();
+		if (um)
+			return 0;
+		mn = ue_notifier_get(current->mm);
+		if (IS_ERR(mn))
+			return PTR_ERR(mn);
+		um = container_of(mn, struct ue_mm, mn);
+		mutex_lock(ue_ksym_event_mutex);
+		/*
+		 * Another thread of the process may have made it meanwhile
+		 * (the same notifier, one more user), or be detaching one
+		 * that was forgotten, whose notifier is still registered
+		 * until its put: either way this user is put, and the table
+		 * is looked at again.
+		 */
+		if (ue_mm_find(current->mm) ||
+		    test_bit(UE_MM_DETACHED, &um->flags)) {
+			mutex_unlock(ue_ksym_event_mutex);
+			mmu_notifier_put(mn);
+			cond_resched();
+			continue;
+		}
+		hash_add_rcu(ue_mms, &um->node, (unsigned long)current->mm);
+		ue_nr_mms++;
+		mutex_unlock(ue_ksym_event_mutex);
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * The ue_mm of current's address space, which ue_enabler_prepare() made; if
+ * a failed registration of another thread forgot it meanwhile, -EAGAIN, for
+ * the caller to prepare again with ue_reg_mutex dropped.
+ */
+static struct ue_mm *ue_mm_current(void)
+{
+	struct ue_mm *um = ue_mm_of_current();
+
+	return um ? um : ERR_PTR(-EAGAIN);
 }
 
 /*
@@ -501,12 +541,9 @@ bool ue_enabler_exists(u64 addr, u8 bit)
 }
 
 /*
- * Add an enabler holding a reference on @ev (consumed either way). Unless
- * @fault, a word that is not present and writable is -EFAULT at once.
- */
-/*
- * Write the event's current state into the word and list the enabler, under
- * one hold of event_mutex; never faults. Where the word is not present and
+ * Add an enabler holding a reference on @ev (consumed either way): write the
+ * event's current state into the word and list the enabler, under one hold
+ * of event_mutex; never faults. Where the word is not present and
  * writable: a registration (@later false) fails with -EFAULT, for its caller
  * to fault in outside every lock and try again; a forked child's copy
  * (@later true) is listed anyway and faulted in by a work item, like any
@@ -674,11 +711,14 @@ void ue_fork_drop(struct ue_fork_snap *snap, bool atomic)
 void ue_fork_attach(struct ue_fork_snap *snap)
 {
 	struct ue_mm *um;
+	int ret = -ESRCH;
 	u32 i;
 
+	/* The child is not yet running user code: none of its threads races. */
+	if (!(current->flags & PF_EXITING) && current->mm)
+		ret = ue_enabler_prepare();
 	mutex_lock(&ue_reg_mutex);
-	um = (current->flags & PF_EXITING) || !current->mm ?
-		ERR_PTR(-ESRCH) : ue_mm_current();
+	um = ret ? ERR_PTR(ret) : ue_mm_current();
 	for (i = 0; i < snap->nr; i++) {
 		if (IS_ERR(um) || ue_enabler_exists(snap->e[i].addr,
 						    snap->e[i].bit)) {

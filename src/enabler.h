@@ -28,9 +28,15 @@ bool ue_enabler_exists(u64 addr, u8 bit);
  */
 
 /*
+ * Track current's address space, without ue_reg_mutex: registering its
+ * notifier may wait on the process's own mmap lock. 0 or a negative errno.
+ */
+int ue_enabler_prepare(void);
+/*
  * DIAG_IOCSREG rows 20-21: an enabler of @ev for current, its bit written
  * with the event's state before this returns; 0 or a negative errno,
- * -EFAULT if the word is not present and writable.
+ * -EFAULT if the word is not present and writable, -EAGAIN if current's
+ * address space is not tracked (ue_enabler_prepare() again, unlocked).
  */
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg);
 /* A registration given up: current is tracked no more if it has no bit. */

@@ -204,6 +204,48 @@ static int enable_fuse_event(void)
 	return ue_enable("en_fuse", 1);
 }
 
+/*
+ * In a child whose address space is not tracked yet: a thread reads the
+ * FUSE page through /proc/self/mem, which faults it in with the child's
+ * mmap lock held and waits on the daemon; then the child registers, which
+ * must first register a notifier on its address space, which takes that
+ * lock for writing. Only the child may wait for it.
+ */
+static int mem_file = -1, mem_go = -1;
+
+static void *mem_read_fn(void *page)
+{
+	char path[32], buf[4];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", getpid());
+	fd = open(path, O_RDONLY);
+	if (pread(fd, buf, sizeof(buf), (off_t)(uintptr_t)page) != sizeof(buf))
+		exit(2);
+	close(fd);
+	return NULL;
+}
+
+static int mem_locked_register(void)
+{
+	static __u32 word;
+	pthread_t reader;
+	void *page;
+	int fd = ue_open_data(), ret;
+
+	page = mmap(NULL, FILE_SIZE, PROT_READ, MAP_PRIVATE, mem_file, 0);
+	if (page == MAP_FAILED || pthread_create(&reader, NULL, mem_read_fn,
+						 page))
+		return 1;
+	/* The test waits for the daemon to see the read, then for this. */
+	usleep(200000);
+	if (write(mem_go, "", 1) != 1)
+		return 1;
+	ret = ue_reg(fd, "en_fuse_mem u32 a", &word, 0, 0, NULL);
+	pthread_join(reader, NULL);
+	return ret || ue_unreg(fd, &word, 0);
+}
+
 /* Wait up to a second for bit 0 of *@w to be @want. */
 static int bit_becomes(volatile __u32 *w, __u32 want)
 {
@@ -213,6 +255,37 @@ static int bit_becomes(volatile __u32 *w, __u32 want)
 	for (i = 0; i < 100 && (*w & 1) != want; i++)
 		nanosleep(&ts, NULL);
 	return (*w & 1) == want;
+}
+
+static void mem_locked(void)
+{
+	struct ue_child other, locked;
+	int go[2], seen;
+	char x;
+
+	pthread_mutex_lock(&held_lock);
+	seen = reads_seen;
+	pthread_mutex_unlock(&held_lock);
+	UE_EQ("fuse.mem_page_dropped",
+	      posix_fadvise(mem_file, 0, 0, POSIX_FADV_DONTNEED), 0);
+	UE_EQ("fuse.mem_pipe", pipe(go), 0);
+	mem_go = go[1];
+	UE_EQ("fuse.mem_fork_other", ue_child_ready(&other, ue_others_work), 0);
+	UE_EQ("fuse.mem_fork", ue_child_ready(&locked, mem_locked_register), 0);
+	close(go[1]);
+	/* Started: the reader's fault waits on the daemon, then it registers. */
+	if (write(locked.go, "", 1) != 1)
+		ue_failures++;
+	close(locked.go);
+	UE_EQ("fuse.mem_reads_page", fuse_wait_reads(seen + 1), 1);
+	UE_EQ("fuse.mem_registering", read(go[0], &x, 1), 1);
+	close(go[0]);
+	usleep(300000);
+	UE_EQ("fuse.notifier_others_not_blocked", ue_child_run(&other, 5), 1);
+	UE_EQ("fuse.mem_answered", fuse_answer_reads() >= 1, 1);
+	if (other.pid > 0)
+		waitpid(other.pid, NULL, 0);
+	UE_EQ("fuse.mem_registered", ue_child_exit_status(locked.pid), 0);
 }
 
 int main(void)
@@ -274,6 +347,10 @@ int main(void)
 
 	UE_EQ("fuse.unreg", ue_unreg(c.fd, (__u32 *)w, 0), 0);
 	munmap((void *)w, FILE_SIZE);
+
+	/* A first registration while the process's mmap lock is held. */
+	mem_file = file;
+	mem_locked();
 	close(file);
 	close(c.fd);
 	UE_EQ("fuse.umount", umount2(MNT, MNT_DETACH), 0);

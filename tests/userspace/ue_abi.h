@@ -230,6 +230,16 @@ static inline int ue_child_run(struct ue_child *c, int secs)
 	return 0;
 }
 
+/* Reap a child: its exit status, or -1 if it did not exit normally. */
+static inline int ue_child_exit_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
 /* Fork a child for @fn now and run it: as ue_child_run(); *@pid to reap. */
 static inline int ue_child_within(int (*fn)(void), int secs, pid_t *pid)
 {
