@@ -136,28 +136,21 @@ static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
  * and every fork of a traced process (issue 12, item 3; upstream holds its
  * reg_mutex across them). The ioctl's arguments are copied before it is
  * taken, the index is stored after, and an enable word that is not present
- * is faulted in with the mutex dropped (here; 0 or -EFAULT), then tried
- * again.
+ * (@err -EFAULT) is faulted in with the mutex dropped (here; 0 or -EFAULT),
+ * then tried again; so is the tracking of current's address space made
+ * (@err -EAGAIN, ue_enabler_prepare()).
  */
-static int ue_fault_in_unlocked(u64 addr, u8 bit, bool word32)
+static int ue_fix_unlocked(int err, u64 addr, u8 bit, bool word32)
 {
 	int ret;
 
 	lockdep_assert_held(&ue_reg_mutex);
 	mutex_unlock(&ue_reg_mutex);
-	ret = ue_enabler_fault_in(addr, bit, word32) ? -EFAULT : 0;
-	mutex_lock(&ue_reg_mutex);
-	return ret;
-}
-
-/* The same for tracking current's address space (ue_enabler_prepare()). */
-static int ue_prepare_unlocked(void)
-{
-	int ret;
-
-	lockdep_assert_held(&ue_reg_mutex);
-	mutex_unlock(&ue_reg_mutex);
-	ret = ue_enabler_prepare();
+	/* -EAGAIN: current's address space is to be tracked first. */
+	if (err == -EAGAIN)
+		ret = ue_enabler_prepare();
+	else
+		ret = ue_enabler_fault_in(addr, bit, word32) ? -EFAULT : 0;
 	mutex_lock(&ue_reg_mutex);
 	return ret;
 }
@@ -200,9 +193,8 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	ret = index < 0 ? index : ue_enabler_create(ev, &reg);
 	for (i = 0; (ret == -EFAULT || ret == -EAGAIN) &&
 	     i < UE_FAULT_ATTEMPTS; i++) {
-		ret = ret == -EAGAIN ? ue_prepare_unlocked() :
-			ue_fault_in_unlocked(reg.enable_addr, reg.enable_bit,
-					     reg.enable_size == 4);
+		ret = ue_fix_unlocked(ret, reg.enable_addr, reg.enable_bit,
+				      reg.enable_size == 4);
 		if (ret)
 			break;
 		/* Another thread may have taken the bit meanwhile. */
@@ -279,7 +271,7 @@ static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 		ret = ue_enabler_clear(addr, bit, word32);
 		if (ret != -EFAULT || i == UE_FAULT_ATTEMPTS)
 			break;
-		ret = ue_fault_in_unlocked(addr, bit, word32);
+		ret = ue_fix_unlocked(ret, addr, bit, word32);
 		/* Registered again meanwhile: that wrote the bit's state. */
 		if (!ret && ue_enabler_exists(addr, bit))
 			break;

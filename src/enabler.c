@@ -212,22 +212,16 @@ struct ue_fault {
 
 static void ue_enabler_fault_work(struct work_struct *work);
 
-/* Write the event's state into the enabler's word; event_mutex held. */
-static void ue_enabler_write(struct ue_enabler *en)
+/*
+ * The enabler's word is not present or read-only (COW, swapped out): fault
+ * it in elsewhere, then write it; event_mutex held.
+ */
+static void ue_enabler_fault_later(struct ue_enabler *en)
 {
 	struct mm_struct *mm = en->um->mn.mm;
 	struct ue_fault *fault;
-	int ret;
 
 	lockdep_assert_held(ue_ksym_event_mutex);
-	/* A queued fault-in writes the state it finds when it is done. */
-	if (en->faulting || en->freeing)
-		return;
-	ret = ue_bit_write(en->um, en->addr, en->bit, en->word32,
-			   READ_ONCE(en->ev->status));
-	if (ret != -EFAULT)
-		return;
-	/* Not present or read-only (COW, swapped out): fault in elsewhere. */
 	if (en->attempt >= UE_FAULT_ATTEMPTS)
 		return;
 	en->attempt++;
@@ -243,6 +237,18 @@ static void ue_enabler_write(struct ue_enabler *en)
 	/* The enabler's event pins the module now. */
 	__module_get(THIS_MODULE);
 	queue_work(ue_fault_wq, &fault->work);
+}
+
+/* Write the event's state into the enabler's word; event_mutex held. */
+static void ue_enabler_write(struct ue_enabler *en)
+{
+	lockdep_assert_held(ue_ksym_event_mutex);
+	/* A queued fault-in writes the state it finds when it is done. */
+	if (en->faulting || en->freeing)
+		return;
+	if (ue_bit_write(en->um, en->addr, en->bit, en->word32,
+			 READ_ONCE(en->ev->status)) == -EFAULT)
+		ue_enabler_fault_later(en);
 }
 
 static void ue_enabler_fault_work(struct work_struct *work)
@@ -572,7 +578,7 @@ static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 		list_add_tail_rcu(&en->link, &um->enablers);
 		list_add(&en->ev_link, &ev->enablers);
 		if (ret)
-			ue_enabler_write(en);
+			ue_enabler_fault_later(en);
 		ret = 0;
 	}
 	mutex_unlock(ue_ksym_event_mutex);

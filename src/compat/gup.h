@@ -31,19 +31,17 @@
  * Pin the page at @addr of @mm for writing, without faulting; mmap lock
  * held. 1 on success.
  */
-#if UE_LINUX_AT_LEAST(6, 5)
+#if UE_LINUX_AT_LEAST(5, 16)
 static inline long ue_pin_page(struct mm_struct *mm, unsigned long addr,
 			       struct page **page)
 {
+#if UE_LINUX_AT_LEAST(6, 5)
 	return pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOFAULT,
 				     page, NULL);
-}
-#elif UE_LINUX_AT_LEAST(5, 16)
-static inline long ue_pin_page(struct mm_struct *mm, unsigned long addr,
-			       struct page **page)
-{
+#else
 	return pin_user_pages_remote(mm, addr, 1, FOLL_WRITE | FOLL_NOFAULT,
 				     page, NULL, NULL);
+#endif
 }
 #else
 struct ue_pin_walk {

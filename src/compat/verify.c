@@ -85,18 +85,30 @@ static int ue_walk(struct list_head *head, unsigned int max,
 	}
 }
 
-/* The size kallsyms gives the symbol at @addr, which must start there. */
-static unsigned long ue_sym_size(const void *addr)
+/*
+ * Whether @addr is the start of a symbol: its name in @name (a buffer of
+ * KSYM_SYMBOL_LEN), and the size kallsyms gives it (the distance to the
+ * next symbol) in *@size.
+ */
+static bool ue_sym_start(const void *addr, char *name, unsigned long *size)
 {
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long size;
 	char *plus;
 
-	sprint_symbol(buf, (unsigned long)addr);
-	plus = strchr(buf, '+');
-	if (!plus || sscanf(plus, "+0x0/%lx", &size) != 1)
-		return 0;
-	return size;
+	sprint_symbol(name, (unsigned long)addr);
+	plus = strchr(name, '+');
+	if (!plus || sscanf(plus, "+0x0/%lx", size) != 1)
+		return false;
+	*plus = '\0';
+	return true;
+}
+
+/* The size of the symbol that starts at @addr; 0 if none does. */
+static unsigned long ue_sym_size(const void *addr)
+{
+	char name[KSYM_SYMBOL_LEN];
+	unsigned long size;
+
+	return ue_sym_start(addr, name, &size) ? size : 0;
 }
 
 /*
@@ -154,15 +166,11 @@ static bool ue_tracefs_mount_sane(void)
 /* Whether @fn is the start of a function whose name has @word or @alt. */
 static bool ue_slot_holds(const void *fn, const char *word, const char *alt)
 {
-	char buf[KSYM_SYMBOL_LEN];
-	char *plus;
+	char name[KSYM_SYMBOL_LEN];
+	unsigned long size;
 
-	sprint_symbol(buf, (unsigned long)fn);
-	plus = strchr(buf, '+');
-	if (!plus || strncmp(plus, "+0x0/", 5))
-		return false;
-	*plus = '\0';
-	return strstr(buf, word) || (alt && strstr(buf, alt));
+	return ue_sym_start(fn, name, &size) &&
+	       (strstr(name, word) || (alt && strstr(name, alt)));
 }
 
 struct ue_ops_seen {
@@ -172,11 +180,11 @@ struct ue_ops_seen {
 
 static int ue_check_ops(struct list_head *node, void *arg)
 {
+	struct dyn_event_operations *ops, o;
 	struct ue_ops_seen *seen = arg;
-	struct dyn_event_operations o;
 
-	if (!ue_peek(&o, list_entry(node, struct dyn_event_operations, list),
-		     sizeof(o)))
+	ops = list_entry(node, struct dyn_event_operations, list);
+	if (!ue_peek(&o, ops, sizeof(o)))
 		return -EINVAL;
 	if (!ue_slot_holds(o.create, "create", NULL) ||
 	    !ue_slot_holds(o.show, "show", NULL) ||
@@ -184,8 +192,7 @@ static int ue_check_ops(struct list_head *node, void *arg)
 	    !ue_slot_holds(o.free, "release", "free") ||
 	    !ue_slot_holds(o.match, "match", NULL))
 		return -EINVAL;
-	seen->ops[seen->nr++] = list_entry(node, struct dyn_event_operations,
-					   list);
+	seen->ops[seen->nr++] = ops;
 	return 0;
 }
 
