@@ -45,19 +45,6 @@ static int unreg(int fd, void *addr, int bit)
 	return ioctl(fd, DIAG_IOCSUNREG, &u);
 }
 
-/* Wait up to a second for *@word & @mask to become @want. */
-static int wait_bits(volatile __u32 *word, __u32 mask, __u32 want)
-{
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if ((*word & mask) == want)
-			return 1;
-		nanosleep(&ts, NULL);
-	}
-	return (*word & mask) == want;
-}
 
 static void follows_consumers(void)
 {
@@ -192,9 +179,9 @@ static void bad_pages(void)
 	UE_EQ("fresh_page.reg", reg_word(fd, "en_pages u32 a", p, 4, 3), 0);
 	madvise(p, page, MADV_DONTNEED);
 	ue_enable("en_pages", 1);
-	UE_EQ("dropped_page.set", wait_bits(p, 8, 8), 1);
+	UE_EQ("dropped_page.set", ue_wait_bits(p, 8, 8), 1);
 	ue_enable("en_pages", 0);
-	UE_EQ("dropped_page.cleared", wait_bits(p, 8, 0), 1);
+	UE_EQ("dropped_page.cleared", ue_wait_bits(p, 8, 0), 1);
 	/* An unmapped word is skipped, without harm. */
 	munmap(p, page);
 	ue_enable("en_pages", 1);
@@ -212,7 +199,7 @@ static void *thread_reg(void *arg)
 
 static int clone_child(void *arg __attribute__((unused)))
 {
-	return wait_bits(&shared_word, 1, 1) ? 0 : 1;
+	return ue_wait_bits(&shared_word, 1, 1) ? 0 : 1;
 }
 
 static void lifetimes(void)
@@ -227,14 +214,14 @@ static void lifetimes(void)
 	if (!pid) {
 		/* COW: the child writes its copy, then the parent enables. */
 		word = 0;
-		_exit(wait_bits(&word, 1, 1) ? 0 : 1);
+		_exit(ue_wait_bits(&word, 1, 1) ? 0 : 1);
 	}
 	usleep(100000);
 	ue_enable("en_life", 1);
 	waitpid(pid, &status, 0);
 	UE_EQ("fork.child_sees_enable", WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
 	/* After fork the parent's page is copy-on-write: written async. */
-	UE_EQ("fork.parent_set", wait_bits(&word, 1, 1), 1);
+	UE_EQ("fork.parent_set", ue_wait_bits(&word, 1, 1), 1);
 
 	/* A child unregisters its own copy; the parent's bit is untouched. */
 	pid = fork();
@@ -244,7 +231,7 @@ static void lifetimes(void)
 	UE_EQ("fork.child_unreg_ok", WEXITSTATUS(status), 0);
 	UE_EQ("fork.parent_still_set", word, 1);
 	ue_enable("en_life", 0);
-	UE_EQ("fork.parent_cleared", wait_bits(&word, 1, 0), 1);
+	UE_EQ("fork.parent_cleared", ue_wait_bits(&word, 1, 0), 1);
 
 	/* clone(CLONE_VM) shares the address space and its enablers. */
 	UE_EQ("clone.reg", reg_word(fd, "en_life u32 a", (void *)&shared_word, 4, 0), 0);
@@ -292,7 +279,7 @@ static void lifetimes(void)
 	waitpid(pid, &status, 0);
 	UE_EQ("vfork.exec_child_has_none", WEXITSTATUS(status), 0);
 	ue_enable("en_life", 1);
-	UE_EQ("vfork.parent_kept", wait_bits(&word, 1, 1), 1);
+	UE_EQ("vfork.parent_kept", ue_wait_bits(&word, 1, 1), 1);
 	ue_enable("en_life", 0);
 
 	/* exec drops the child's copy: it has nothing to unregister. */
@@ -359,7 +346,7 @@ static void signals(void)
 	for (i = 0; i < 5; i++) {
 		pid = fork();
 		if (!pid)
-			_exit(wait_bits(&word, 1, 1) ? 0 : 1);
+			_exit(ue_wait_bits(&word, 1, 1) ? 0 : 1);
 		kill(pid, SIGUSR1);
 		usleep(50000);
 		ue_enable("en_sig", 1);
@@ -500,7 +487,7 @@ static void stuck_fault_in(void)
 	usleep(300000);
 	UE_EQ("stuck_fault.others_not_blocked", others_proceed(&other), 1);
 	UE_EQ("stuck_fault.fill", uffd_fill(uffd, (void *)w, page), 0);
-	UE_EQ("stuck_fault.bit_set_once_answered", wait_bits(w, 1, 1), 1);
+	UE_EQ("stuck_fault.bit_set_once_answered", ue_wait_bits(w, 1, 1), 1);
 	if (other)
 		waitpid(other, NULL, 0);
 	ue_enable("en_stuck", 0);

@@ -246,17 +246,6 @@ static int mem_locked_register(void)
 	return ret || ue_unreg(fd, &word, 0);
 }
 
-/* Wait up to a second for bit 0 of *@w to be @want. */
-static int bit_becomes(volatile __u32 *w, __u32 want)
-{
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i;
-
-	for (i = 0; i < 100 && (*w & 1) != want; i++)
-		nanosleep(&ts, NULL);
-	return (*w & 1) == want;
-}
-
 static void mem_locked(void)
 {
 	struct ue_child other, locked;
@@ -341,9 +330,9 @@ int main(void)
 	UE_EQ("fuse.enable_answered", fuse_answer_reads() >= 1, 1);
 	if (enabler.pid > 0)
 		waitpid(enabler.pid, NULL, 0);
-	UE_EQ("fuse.bit_set_once_answered", bit_becomes(w, 1), 1);
+	UE_EQ("fuse.bit_set_once_answered", ue_wait_bits(w, 1, 1), 1);
 	UE_EQ("fuse.disable", ue_enable("en_fuse", 0), 0);
-	UE_EQ("fuse.bit_cleared", bit_becomes(w, 0), 1);
+	UE_EQ("fuse.bit_cleared", ue_wait_bits(w, 1, 0), 1);
 
 	UE_EQ("fuse.unreg", ue_unreg(c.fd, (__u32 *)w, 0), 0);
 	munmap((void *)w, FILE_SIZE);

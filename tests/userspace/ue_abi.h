@@ -180,6 +180,20 @@ static inline void ue_show_stack(pid_t pid)
 	printf("# pid %d waits in: %s\n", pid, buf);
 }
 
+/* Wait up to a second for *@word & @mask to become @want. */
+static inline int ue_wait_bits(volatile __u32 *word, __u32 mask, __u32 want)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if ((*word & mask) == want)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return (*word & mask) == want;
+}
+
 /*
  * A child forked ahead of time, to run a function on a signal: forking
  * later could itself wait (on the mmap lock a stuck fault holds).
