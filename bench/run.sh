@@ -62,6 +62,8 @@ for impl in ours inkernel; do
 done
 
 rm -f "$out"/console-*.log*
+# The rows so far measure one CPU; the test VMs' default is 2 (vm-lib.sh).
+export UE_VM_CPUS=${UE_VM_CPUS:-1}
 if [ "$icount" = 1 ]; then
 	export UE_QEMU_OPTS="-icount shift=0,sleep=off"
 	clockdesc="instruction counts (QEMU -icount shift=0: 1 ns of guest time per instruction)"

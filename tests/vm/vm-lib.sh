@@ -27,11 +27,18 @@ ue_initramfs_pack() {
 # CONSOLE-LOG.qemu. Returns QEMU's (or timeout's, 124) status. A kernel
 # directory may hold a file "cmdline" with extra kernel parameters;
 # UE_QEMU_OPTS adds QEMU options (make bench: -icount).
+#
+# Users run SMP machines: every VM has UE_VM_CPUS vCPUs (default 2), each a
+# host thread of its own (multi-threaded TCG), so that two CPUs really run
+# the module's code at once. -icount (make bench) needs one TCG thread,
+# which then runs the vCPUs in turn.
 ue_boot() {
-	local kr=$1 extra=
+	local kr=$1 extra= tcg=multi
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
+	case " ${UE_QEMU_OPTS:-} " in *" -icount "*) tcg=single ;; esac
 	# shellcheck disable=SC2086
-	timeout "$4" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 ${UE_QEMU_OPTS:-} \
+	timeout "$4" qemu-system-x86_64 -accel tcg,thread=$tcg -cpu max -m 1024 \
+		-smp "${UE_VM_CPUS:-2}" ${UE_QEMU_OPTS:-} \
 		-display none -monitor none -no-reboot \
 		-serial file:"$3" \
 		-kernel "$kr/boot/vmlinuz-$(cat "$kr/release")" \
