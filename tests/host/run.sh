@@ -100,6 +100,8 @@ done <<'REPORTS'
 [   12.345678] Oops: general protection fault, probably for non-canonical address
 [   12.345678] WARNING: suspicious RCU usage
 [   12.345678] INFO: task insmod:42 blocked for more than 120 seconds.
+[   12.345678] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [race_test:1130]
+[   12.345678] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
 REPORTS
 while IFS= read -r line; do
 	if echo "$line" | grep -qE "$re"; then result splat fail "$(splat_case boot "$line")" "false alarm"

@@ -18,3 +18,4 @@ locking correctness validator
 lockdep is turned off
 INFO: task .* blocked
 unreferenced object
+detected stalls
