@@ -41,9 +41,11 @@
 #include "compat/workqueue.h"
 #include "enabler.h"
 #include "event.h"
+#include "race.h"
 
 /* ue_mm.flags */
 #define UE_MM_DETACHED		0	/* out of the table, notifier put */
+#define UE_MM_EXITED		1	/* only our mmput_work holds a user */
 
 struct ue_mm {
 	struct mmu_notifier	mn;		/* mn.mm is the address space */
@@ -124,6 +126,14 @@ static void ue_mm_put(struct ue_mm *um)
 
 	if (atomic_add_unless(&mm->mm_users, -1, 1))
 		return;
+	/*
+	 * No task uses the address space any more. A write that took a
+	 * user again before the work runs would make the work's mmput() not
+	 * the last and queue another, over and over while an event is being
+	 * toggled: the exit would not be in effect for as long (race_test
+	 * exit-wait). Writes stop here; event_mutex orders this with them.
+	 */
+	set_bit(UE_MM_EXITED, &um->flags);
 	ue_queue_work(&um->mmput_work);
 }
 
@@ -162,10 +172,11 @@ static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 {
 	int ret;
 
-	/* Never touch an address space whose users are all gone. */
-	if (!mmget_not_zero(um->mn.mm))
+	/* Never touch an address space whose tasks are all gone. */
+	if (test_bit(UE_MM_EXITED, &um->flags) || !mmget_not_zero(um->mn.mm))
 		return -ENOENT;
 	ret = ue_bit_write_mm(um->mn.mm, addr, bit, word32, set);
+	ue_race_window(UE_RACE_BIT_WRITE, false);
 	ue_mm_put(um);
 	return ret;
 }
@@ -681,8 +692,10 @@ struct ue_fork_snap *ue_fork_snapshot(struct mm_struct *parent)
 	list_for_each_entry_rcu(en, &um->enablers, link) {
 		if (snap->nr == n)
 			break;
-		if (READ_ONCE(en->freeing) ||
-		    !refcount_inc_not_zero(&en->ev->refcnt))
+		if (READ_ONCE(en->freeing))
+			continue;
+		ue_race_window(UE_RACE_FORK_SNAPSHOT, true);
+		if (!refcount_inc_not_zero(&en->ev->refcnt))
 			continue;
 		snap->e[snap->nr].ev = en->ev;
 		snap->e[snap->nr].addr = en->addr;

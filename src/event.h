@@ -101,6 +101,8 @@ static inline bool ue_event_enabled(struct ue_event *ev)
 
 /* Run the releases that were deferred to the work queue. */
 void ue_events_settle(void);
+/* Take event_mutex with those releases in effect, including any its holder queued. */
+void ue_event_mutex_lock_settled(void);
 /* What exists now, for debugfs: events, orphans among them, queued work. */
 void ue_events_count(unsigned int *events, unsigned int *orphans,
 		     unsigned int *queued);

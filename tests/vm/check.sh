@@ -187,7 +187,8 @@ make_initramfs() { # kernel
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$ir/tests/selftests/"
 	done
 	cp "$build/$k/mod/user_events.ko" "$build/$k/twin/user_events_twin.ko" \
-		"$build/$k/skew/user_events_skew.ko" "$ir/modules/"
+		"$build/$k/skew/user_events_skew.ko" "$build/$k/race/user_events_race.ko" \
+		"$ir/modules/"
 	cp "$root/VERSION" "$ir/modules/VERSION"
 	# Kernel modules the suites load (fuse.ko, where FUSE is not built in).
 	if [ -d "${kroot[$k]}/mods" ]; then
@@ -246,10 +247,11 @@ for k in $kernels; do
 	say "$k: building module"
 	if build_module "$k" "$build/$k/mod" && \
 	   build_module "$k" "$build/$k/twin" UE_MODNAME=user_events_twin && \
-	   build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1; then
+	   build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1 && \
+	   build_module "$k" "$build/$k/race" UE_MODNAME=user_events_race UE_TEST_RACE=1; then
 		record "$k build pass module"
 	else
-		record "$k build fail module see $build/$k/mod.log, twin.log or skew.log"
+		record "$k build fail module see $build/$k/mod.log, twin.log, skew.log or race.log"
 		continue
 	fi
 	if [ "$k" = debug ]; then

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Race windows, for the test rig only. A build with UE_TEST_RACE=1
+ * (user_events_race.ko, tests/userspace/35-race.sh) waits race_us
+ * microseconds at the place its module parameter race_site names, so that
+ * a window between two CPUs that is a few instructions wide in the shipped
+ * module is hit within seconds by race_test. The shipped module has empty
+ * inlines here, and no parameters.
+ */
+#ifndef UE_RACE_H
+#define UE_RACE_H
+
+#include <linux/types.h>
+
+enum ue_race_site {
+	UE_RACE_NONE,
+	/* The fork probe, between an enabler's check and its reference. */
+	UE_RACE_FORK_SNAPSHOT,		/* issue 12, items 1 and 4; atomic */
+	/* Writing a bit, holding a user of the process's address space. */
+	UE_RACE_BIT_WRITE,		/* item 12; event_mutex held */
+};
+
+#ifdef UE_TEST_RACE
+void ue_race_window(enum ue_race_site site, bool atomic);
+#else
+static inline void ue_race_window(enum ue_race_site site, bool atomic)
+{
+}
+#endif
+
+#endif /* UE_RACE_H */

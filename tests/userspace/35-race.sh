@@ -1,0 +1,33 @@
+# Races between two CPUs (issue 12, items 1, 4 and 12). user_events_race.ko
+# is the module built with UE_TEST_RACE=1: it waits race_us microseconds at
+# the place race_site names (src/race.h), so that race_test hits windows
+# that are a few instructions wide in the shipped module many times a
+# second. Afterwards nothing may be left, and the module must unload; a
+# kernel that oopses, loops or corrupts memory on the way fails through the
+# splat scan (and KASAN, lockdep on the debug kernel).
+SUITE=race
+. /tests/lib.sh
+P=/sys/module/user_events_race/parameters
+S=/sys/kernel/debug/user_events_dkms/state
+ue_ok insmod insmod /modules/user_events_race.ko
+ue_eq cpus_online "$(grep -c '^processor' /proc/cpuinfo | awk '$1 >= 2 { print "2+" }')" 2+
+
+# race NAME SITE US MODE ARG: race_test MODE ARG with the window open.
+race() {
+	echo "$3" >$P/race_us
+	echo "$2" >$P/race_site
+	/tests/bin/race_test "$4" "$5"
+	ue_eq "$1.exit_status" $? 0
+	echo 0 >$P/race_site
+	# Reading the status file lets queued work finish (like a
+	# registration would); then nothing is held.
+	ue_eq "$1.status_empty" "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
+	ue_eq "$1.state_empty" "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
+}
+# Site 1: the fork probe, between an enabler's check and its reference.
+race unreg_fork 1 200 unreg-fork 10
+race del_fork 1 15000 del-fork 10
+# Site 2: writing a bit, holding a user of the address space.
+race exit_wait 2 2000 exit-wait 200
+
+ue_ok rmmod rmmod user_events_race

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Races between two CPUs (issue 12, items 1, 4 and 12), run by 35-race.sh
+ * against user_events_race.ko, a build that waits at the place its
+ * race_site parameter names (src/race.h), so that each window is hit many
+ * times a second. Each mode runs one race for a while and checks what the
+ * spec promises afterwards; a kernel that corrupts memory, loops or oopses
+ * on the way fails through the rig's splat scan and the suite's timeout.
+ *
+ *   race_test unreg-fork SECS   item 1: DIAG_IOCSUNREG beside fork()
+ *   race_test del-fork SECS     item 4: UNREG, close and DIAG_IOCSDEL of a
+ *                               persistent event beside fork()
+ *   race_test exit-wait N       item 12: a child's exit is in effect when
+ *                               wait() returns, while its enable bits are
+ *                               being written (spec 1.8, 1.9)
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "ue_abi.h"
+
+#define NWORDS	32
+
+static atomic_int stop;
+static __u32 words[NWORDS];
+static long cycles, forks, bad_children, errors;
+static char error[256];
+
+static void fail_once(const char *what, int err)
+{
+	if (!errors++)
+		snprintf(error, sizeof(error), "%s: %s", what, strerror(err));
+}
+
+/* One fork whose child exits at once; it must exit 0. */
+static void fork_one(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		fail_once("fork", errno);
+		return;
+	}
+	if (!pid)
+		_exit(0);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		bad_children++;
+	forks++;
+}
+
+/*
+ * Item 1: a thread registers NWORDS enablers and unregisters them again,
+ * over and over, while the main thread forks. The fork probe walks the
+ * address space's enablers under RCU and waits at each (race_site 1): an
+ * enabler unregistered meanwhile must still lead the walk on to the next,
+ * never into the unregistering thread's stack.
+ */
+static void *unreg_loop(void *arg)
+{
+	int fd = ue_open_data(), i;
+
+	(void)arg;
+	if (fd < 0)
+		fail_once("open user_events_data", errno);
+	while (fd >= 0 && !atomic_load(&stop)) {
+		for (i = 0; i < NWORDS; i++)
+			if (ue_reg(fd, "race_unreg u32 v", &words[i], 0, 0, NULL))
+				fail_once("DIAG_IOCSREG", errno);
+		for (i = 0; i < NWORDS; i++)
+			if (ue_unreg(fd, &words[i], 0))
+				fail_once("DIAG_IOCSUNREG", errno);
+		cycles++;
+	}
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&stop, 1);
+	return NULL;
+}
+
+/*
+ * Item 4: a thread makes a persistent event with an enabler, unregisters,
+ * closes and deletes it, over and over, while the main thread forks. The
+ * fork probe waits between seeing the enabler and taking its event's
+ * reference (race_site 1): a reference taken before the deletion makes the
+ * deletion EBUSY; after it, the event must not be revived.
+ */
+static void *del_loop(void *arg)
+{
+	int fd;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		fd = ue_open_data();
+		if (fd < 0) {
+			fail_once("open user_events_data", errno);
+			break;
+		}
+		if (ue_reg(fd, "race_del u32 v", &words[0], 0,
+			   USER_EVENT_REG_PERSIST, NULL))
+			fail_once("DIAG_IOCSREG", errno);
+		if (ue_unreg(fd, &words[0], 0))
+			fail_once("DIAG_IOCSUNREG", errno);
+		close(fd);
+		fd = ue_open_data();
+		if (ue_del(fd, "race_del") && errno != EBUSY)
+			fail_once("DIAG_IOCSDEL", errno);
+		close(fd);
+		cycles++;
+	}
+	atomic_store(&stop, 1);
+	return NULL;
+}
+
+static void check_run(const char *name, int secs)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s.no_error", name);
+	ue_result(buf, !errors, error);
+	snprintf(buf, sizeof(buf), "%s.children_exited_0", name);
+	UE_EQ(buf, bad_children, 0);
+	snprintf(buf, sizeof(buf), "%s.raced", name);
+	ue_result(buf, forks > 0 && cycles > 0, "no fork or no cycle ran");
+	printf("# %s: %ld forks beside %ld cycles in %d s\n", name, forks,
+	       cycles, secs);
+}
+
+/* Fork for @secs seconds while @loop runs in a thread. */
+static void fork_race(const char *name, void *(*loop)(void *), int secs)
+{
+	time_t end = time(NULL) + secs;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, loop, NULL)) {
+		fail_once("pthread_create", errno);
+	} else {
+		while (time(NULL) < end && !atomic_load(&stop))
+			fork_one();
+		atomic_store(&stop, 1);
+		pthread_join(t, NULL);
+	}
+	check_run(name, secs);
+}
+
+/*
+ * Item 12: a thread opens and closes a perf event on race_ew1, so that the
+ * module writes the enable bits of every process registered for it, and
+ * waits while it holds a user of that process's address space (race_site
+ * 2). Meanwhile a child registers race_ew1 and race_ew2 and exits; if its
+ * exit happens during such a write, the module drops the last user. Once
+ * wait() has returned, the exit is in effect: race_ew2, which only the
+ * child used, can be deleted (spec 1.8: EBUSY only while in use). A perf
+ * event of one CPU, not ftrace or a task's perf event: those patch the
+ * kernel's text (the first ftrace event the sched_switch static call, the
+ * first task event perf's jump label in __schedule), thousands of times
+ * here, and QEMU 7.2's multi-threaded TCG then sometimes runs a stale int3
+ * (docs/testing.md).
+ */
+static void *toggle_loop(void *arg)
+{
+	struct perf_event_attr pe = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(pe),
+	};
+	char id[32];
+	int pfd;
+
+	(void)arg;
+	if (ue_read_text(EVENTS "/race_ew1/id", id, sizeof(id)) < 0) {
+		fail_once("race_ew1/id", errno);
+		return NULL;
+	}
+	pe.config = atoi(id);
+	while (!atomic_load(&stop)) {
+		/* CPU 0 for every task: a task's event patches __schedule. */
+		pfd = syscall(__NR_perf_event_open, &pe, -1, 0, -1, 0);
+		if (pfd < 0) {
+			fail_once("perf_event_open race_ew1", errno);
+			break;
+		}
+		close(pfd);
+	}
+	return NULL;
+}
+
+/*
+ * Registering waits for event_mutex, which the toggling thread holds while
+ * it writes: exiting at once would always exit between two of its writes.
+ * Lingering a varying while lets some of the exits fall inside one.
+ */
+static int child_registers(int round)
+{
+	int fd = ue_open_data();
+
+	if (fd < 0 || ue_reg(fd, "race_ew1 u32 v", &words[0], 0, 0, NULL) ||
+	    ue_reg(fd, "race_ew2 u32 v", &words[0], 1, 0, NULL))
+		return 1;
+	usleep(round * 397 % 4000);
+	return 0;
+}
+
+static void exit_wait(int n)
+{
+	long busy = 0, other = 0;
+	pthread_t t;
+	int fd, i, status;
+	pid_t pid;
+
+	fd = ue_open_data();
+	if (fd < 0 ||
+	    ue_write_text(TRACEFS "/dynamic_events", "u:race_ew1 u32 v",
+			  O_APPEND)) {
+		ue_result("exit_wait.setup", 0, strerror(errno));
+		return;
+	}
+	if (pthread_create(&t, NULL, toggle_loop, NULL)) {
+		ue_result("exit_wait.setup", 0, "pthread_create");
+		return;
+	}
+	for (i = 0; i < n && !errors; i++) {
+		if (ue_write_text(TRACEFS "/dynamic_events",
+				  "u:race_ew2 u32 v", O_APPEND)) {
+			fail_once("create race_ew2", errno);
+			break;
+		}
+		pid = fork();
+		if (!pid)
+			_exit(child_registers(i));
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad_children++;
+		forks++;
+		if (!ue_del(fd, "race_ew2"))
+			continue;
+		if (errno == EBUSY)
+			busy++;
+		else
+			other++;
+		/* Let the exit finish, for the next round. */
+		usleep(100 * 1000);
+		ue_del(fd, "race_ew2");
+	}
+	atomic_store(&stop, 1);
+	pthread_join(t, NULL);
+	cycles = n;
+	UE_EQ("exit_wait.del_after_wait_not_ebusy", busy, 0);
+	UE_EQ("exit_wait.del_after_wait_other_errors", other, 0);
+	check_run("exit_wait", 0);
+	UE_EQ("exit_wait.delete_ew1", ue_del(fd, "race_ew1"), 0);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 2 ? atoi(argv[2]) : 10, fd, ret;
+
+	ue_suite = "race";
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2) {
+		fprintf(stderr, "usage: race_test unreg-fork|del-fork SECS | exit-wait N\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "unreg-fork")) {
+		fork_race("unreg_fork", unreg_loop, n);
+	} else if (!strcmp(argv[1], "del-fork")) {
+		fork_race("del_fork", del_loop, n);
+		/* Every child has been reaped: nothing holds it now. */
+		fd = ue_open_data();
+		ret = ue_del(fd, "race_del") ? errno : 0;
+		ue_result("del_fork.final_delete", !ret || ret == ENOENT,
+			  strerror(ret));
+		UE_EQ("del_fork.gone", ue_exists(EVENTS "/race_del"), 0);
+		close(fd);
+	} else if (!strcmp(argv[1], "exit-wait")) {
+		exit_wait(n);
+	} else {
+		fprintf(stderr, "race_test: unknown mode %s\n", argv[1]);
+		return 2;
+	}
+	return ue_failures ? 1 : 0;
+}
