@@ -57,7 +57,13 @@ int ue_files_create(void)
 	}
 	if (ue_tracefs_has("user_events_data")) {
 		pr_err("cannot load: user_events_data already exists in tracefs; this kernel (or another module) already provides user_events\n");
-		return -EEXIST;
+		/*
+		 * Not EEXIST: from a module's init, modprobe takes it for
+		 * "already loaded" and reports success, and the module
+		 * loader turns it into EBUSY from 7.x on (upstream
+		 * 743f8cae549a, "module: Override -EEXIST module return").
+		 */
+		return -EBUSY;
 	}
 
 	ue_data_dentry = ue_create("user_events_data", UE_MODE_DATA,
