@@ -32,10 +32,9 @@ static void fail_once(const char *what, int err)
 		snprintf(error, sizeof(error), "%s: %s", what, strerror(err));
 }
 
-/* One fork whose child exits at once; it must exit 0. */
-static void fork_one(void)
+/* One fork whose child runs @fn(@arg) (or nothing) and must exit 0. */
+static void fork_child(int (*fn)(int), int arg)
 {
-	int status;
 	pid_t pid = fork();
 
 	if (pid < 0) {
@@ -43,9 +42,8 @@ static void fork_one(void)
 		return;
 	}
 	if (!pid)
-		_exit(0);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
+		_exit(fn ? fn(arg) : 0);
+	if (ue_child_exit_status(pid))
 		bad_children++;
 	forks++;
 }
@@ -137,7 +135,7 @@ static void fork_race(const char *name, void *(*loop)(void *), int secs)
 		fail_once("pthread_create", errno);
 	} else {
 		while (time(NULL) < end && !atomic_load(&stop))
-			fork_one();
+			fork_child(NULL, 0);
 		atomic_store(&stop, 1);
 		pthread_join(t, NULL);
 	}
@@ -160,19 +158,14 @@ static void fork_race(const char *name, void *(*loop)(void *), int secs)
  */
 static void *toggle_loop(void *arg)
 {
-	struct perf_event_attr pe = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(pe),
-	};
-	char id[32];
+	struct perf_event_attr pe;
 	int pfd;
 
 	(void)arg;
-	if (ue_read_text(EVENTS "/race_ew1/id", id, sizeof(id)) < 0) {
+	if (ue_perf_attr("race_ew1", &pe)) {
 		fail_once("race_ew1/id", errno);
 		return NULL;
 	}
-	pe.config = atoi(id);
 	while (!atomic_load(&stop)) {
 		/* CPU 0 for every task: a task's event patches __schedule. */
 		pfd = syscall(__NR_perf_event_open, &pe, -1, 0, -1, 0);
@@ -205,8 +198,7 @@ static void exit_wait(int n)
 {
 	long busy = 0, other = 0;
 	pthread_t t;
-	int fd, i, status;
-	pid_t pid;
+	int fd, i;
 
 	fd = ue_open_data();
 	if (fd < 0 ||
@@ -225,13 +217,7 @@ static void exit_wait(int n)
 			fail_once("create race_ew2", errno);
 			break;
 		}
-		pid = fork();
-		if (!pid)
-			_exit(child_registers(i));
-		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			bad_children++;
-		forks++;
+		fork_child(child_registers, i);
 		if (!ue_del(fd, "race_ew2"))
 			continue;
 		if (errno == EBUSY)

@@ -147,18 +147,28 @@ static inline int ue_trace_has(const char *needle)
 	return strstr(buf, needle) != NULL;
 }
 
-/* A perf tracepoint event on user_events/@name for this process. */
-static inline int ue_perf_open(const char *name)
+/* A perf tracepoint event's attributes for user_events/@name: 0 or -1. */
+static inline int ue_perf_attr(const char *name, struct perf_event_attr *pe)
 {
-	struct perf_event_attr pe = { 0 };
 	char path[256], id[32];
 
+	memset(pe, 0, sizeof(*pe));
 	snprintf(path, sizeof(path), EVENTS "/%s/id", name);
 	if (ue_read_text(path, id, sizeof(id)) < 0)
 		return -1;
-	pe.type = PERF_TYPE_TRACEPOINT;
-	pe.size = sizeof(pe);
-	pe.config = atoi(id);
+	pe->type = PERF_TYPE_TRACEPOINT;
+	pe->size = sizeof(*pe);
+	pe->config = atoi(id);
+	return 0;
+}
+
+/* A perf tracepoint event on user_events/@name for this process. */
+static inline int ue_perf_open(const char *name)
+{
+	struct perf_event_attr pe;
+
+	if (ue_perf_attr(name, &pe))
+		return -1;
 	pe.sample_type = PERF_SAMPLE_RAW;
 	pe.sample_period = 1;
 	pe.wakeup_events = 1;

@@ -205,28 +205,29 @@ make_initramfs() { # kernel
 
 # qemu_int3 CONSOLE-TEXT: the VM's first splat is QEMU 7.2's stale int3 of
 # multi-threaded TCG in the kernel's own text (docs/testing.md, "Two CPUs"):
-# "Oops: int3" at a RIP outside every module.
+# "Oops: int3" at a RIP outside every module. Prints that RIP.
 qemu_int3() {
 	local first rip
 	first=$(ue_splats "$1" | head -1)
 	rip=$(grep -A8 -m1 'Oops: int3' "$1" | grep -m1 'RIP:' | sed 's/.*RIP: //')
-	[[ $first == *'Oops: int3'* && -n $rip && $rip != *'['* ]]
+	[[ $first == *'Oops: int3'* && -n $rip && $rip != *'['* ]] && echo "$rip"
 }
 
 boot_and_run() { # kernel
-	local k=$1 log=$build/$k/console.log kdir rc
+	local k=$1 log=$build/$k/console.log kdir rc rip
 	kdir=${kroot[$k]}
-	ue_boot "$kdir" "$build/$k/initrd.gz" "$log" "$vm_timeout"
-	rc=$?
-	tr -d '\r' <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
-	# That QEMU defect is not the module's: the run is repeated once, said
-	# aloud; a second one, or any other splat, fails as usual.
-	if qemu_int3 "$log.txt"; then
-		mv "$log.txt" "$log.int3.txt"
-		say "$k: NOTE: QEMU's stale int3 under multi-threaded TCG ($(grep -m1 'RIP:' "$log.int3.txt" | sed 's/.*RIP: //')), see docs/testing.md; booting once more (first log: $log.int3.txt)"
+	boot() {
 		ue_boot "$kdir" "$build/$k/initrd.gz" "$log" "$vm_timeout"
 		rc=$?
 		tr -d '\r' <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
+	}
+	boot
+	# That QEMU defect is not the module's: the run is repeated once, said
+	# aloud; a second one, or any other splat, fails as usual.
+	if rip=$(qemu_int3 "$log.txt"); then
+		mv "$log.txt" "$log.int3.txt"
+		say "$k: NOTE: QEMU's stale int3 under multi-threaded TCG ($rip), see docs/testing.md; booting once more (first log: $log.int3.txt)"
+		boot
 	fi
 	if [ $rc = 124 ]; then
 		record "$k vm fail finished timed out after ${vm_timeout}s"
