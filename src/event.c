@@ -27,6 +27,7 @@
 #include "dynevent.h"
 #include "enabler.h"
 #include "event.h"
+#include "race.h"
 #include "ue.h"
 
 #define UE_HASH_BITS	8
@@ -406,6 +407,9 @@ static int ue_event_reg(struct trace_event_call *call, enum trace_reg type,
 			return ret;
 		ue_event_get(ev);
 		ue_event_update_status(ev);
+		/* The core marks an ftrace file enabled only after this. */
+		if (type == TRACE_REG_REGISTER)
+			ue_race_window(UE_RACE_FTRACE_ENABLE, false);
 		return 0;
 	case TRACE_REG_UNREGISTER:
 	case TRACE_REG_PERF_UNREGISTER:

@@ -18,6 +18,8 @@ enum ue_race_site {
 	UE_RACE_FORK_SNAPSHOT,		/* issue 12, items 1 and 4; atomic */
 	/* Writing a bit, holding a user of the process's address space. */
 	UE_RACE_BIT_WRITE,		/* item 12; event_mutex held */
+	/* Attaching ftrace: bits flipped, the file not yet marked enabled. */
+	UE_RACE_FTRACE_ENABLE,		/* event_mutex held */
 };
 
 #ifdef UE_TEST_RACE

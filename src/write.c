@@ -40,8 +40,16 @@ static void ue_commit_ftrace(struct trace_event_file *file, const u8 *rec,
 	struct trace_event_buffer fbuf;
 	u8 *entry;
 
-	if (!(file->flags & EVENT_FILE_FL_ENABLED) ||
-	    trace_trigger_soft_disabled(file))
+	/*
+	 * Only soft-disabling is checked, as the kernel's own events do.
+	 * Upstream also drops the record while the file is not yet marked
+	 * EVENT_FILE_FL_ENABLED (spec 2.4), but the core marks it only after
+	 * the register callback has flipped the enable bits: a process on
+	 * another CPU that writes as soon as it sees its bit lost those first
+	 * records (race_test ftrace-enable). Our probe is attached for this
+	 * file only while it is enabled, or being enabled or disabled.
+	 */
+	if (trace_trigger_soft_disabled(file))
 		return;
 	/* NULL when filtered by pid, or too big for the ring buffer. */
 	entry = trace_event_buffer_reserve(&fbuf, file, len);

@@ -1,8 +1,8 @@
-# Races between two CPUs (issue 12, items 1, 4 and 12). user_events_race.ko
-# is the module built with UE_TEST_RACE=1: it waits race_us microseconds at
-# the place race_site names (src/race.h), so that race_test hits windows
-# that are a few instructions wide in the shipped module many times a
-# second. Afterwards nothing may be left, and the module must unload; a
+# Races between two CPUs (issue 12, items 1, 4 and 12; the ftrace enable
+# window). user_events_race.ko is the module built with UE_TEST_RACE=1: it
+# waits race_us microseconds at the place race_site names (src/race.h), so
+# that race_test hits windows that are a few instructions wide in the
+# shipped module many times a second. Afterwards nothing may be left, and the module must unload; a
 # kernel that oopses, loops or corrupts memory on the way fails through the
 # splat scan (and KASAN, lockdep on the debug kernel).
 SUITE=race
@@ -28,5 +28,8 @@ race unreg_fork 1 200 unreg-fork 10
 race del_fork 1 15000 del-fork 10
 # Site 2: writing a bit, holding a user of the address space.
 race exit_wait 2 2000 exit-wait 200
+# Site 3: enabling for ftrace, the bits flipped before the core marks the
+# file enabled.
+race ftrace_enable 3 20000 ftrace-enable 20
 
 ue_ok rmmod rmmod user_events_race

@@ -13,6 +13,9 @@
  *   race_test exit-wait N       item 12: a child's exit is in effect when
  *                               wait() returns, while its enable bits are
  *                               being written (spec 1.8, 1.9)
+ *   race_test ftrace-enable N   a write made as soon as the enable bit is
+ *                               seen is recorded, while the core is still
+ *                               enabling the ftrace file (spec 2.4)
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -238,6 +241,66 @@ static void exit_wait(int n)
 	close(fd);
 }
 
+/*
+ * A thread spins on its enable bit and writes once when it sees it, while
+ * the main thread enables the event for ftrace: the register callback
+ * flips the bit and then waits (race_site 3), before the core marks the
+ * file enabled. Upstream drops that record (spec 2.4); ours keeps it.
+ */
+static __u32 fe_index;
+static int fe_fd;
+
+static void *fe_writer(void *arg)
+{
+	__u32 rec[2] = { fe_index, (__u32)(uintptr_t)arg };
+
+	while (!(__atomic_load_n(&words[0], __ATOMIC_ACQUIRE) & 1))
+		if (atomic_load(&stop))
+			return NULL;
+	if (write(fe_fd, rec, sizeof(rec)) != sizeof(rec))
+		fail_once("write", errno);
+	return NULL;
+}
+
+static void ftrace_enable(int n)
+{
+	long lost = 0;
+	char want[64];
+	pthread_t t;
+	int i;
+
+	fe_fd = ue_open_data();
+	if (fe_fd < 0 || ue_reg(fe_fd, "race_fe u32 v", &words[0], 0, 0,
+				&fe_index)) {
+		ue_result("ftrace_enable.setup", 0, strerror(errno));
+		return;
+	}
+	for (i = 1; i <= n && !errors; i++) {
+		if (!ue_wait_bits(&words[0], 1, 0))
+			fail_once("bit still set after disabling", EBUSY);
+		ue_trace_clear();
+		atomic_store(&stop, 0);
+		if (pthread_create(&t, NULL, fe_writer, (void *)(uintptr_t)i)) {
+			fail_once("pthread_create", errno);
+			break;
+		}
+		if (ue_enable("race_fe", 1))
+			fail_once("enable race_fe", errno);
+		atomic_store(&stop, 1);
+		pthread_join(t, NULL);
+		snprintf(want, sizeof(want), "race_fe: v=0x%x (%d)\n", i, i);
+		if (!ue_trace_has(want))
+			lost++;
+		if (ue_enable("race_fe", 0))
+			fail_once("disable race_fe", errno);
+	}
+	UE_EQ("ftrace_enable.records_lost", lost, 0);
+	ue_result("ftrace_enable.no_error", !errors, error);
+	/* Not persistent: closing deletes it (35-race.sh checks). */
+	UE_EQ("ftrace_enable.unreg", ue_unreg(fe_fd, &words[0], 0), 0);
+	close(fe_fd);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 10, fd, ret;
@@ -245,7 +308,7 @@ int main(int argc, char **argv)
 	ue_suite = "race";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
-		fprintf(stderr, "usage: race_test unreg-fork|del-fork SECS | exit-wait N\n");
+		fprintf(stderr, "usage: race_test MODE SECS|N\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "unreg-fork")) {
@@ -261,6 +324,8 @@ int main(int argc, char **argv)
 		close(fd);
 	} else if (!strcmp(argv[1], "exit-wait")) {
 		exit_wait(n);
+	} else if (!strcmp(argv[1], "ftrace-enable")) {
+		ftrace_enable(n);
 	} else {
 		fprintf(stderr, "race_test: unknown mode %s\n", argv[1]);
 		return 2;
