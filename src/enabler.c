@@ -74,6 +74,8 @@ struct ue_enabler {
 static DEFINE_HASHTABLE(ue_mms, 6);
 /* Address spaces in ue_mms, detached ones excluded; event_mutex. */
 static unsigned int ue_nr_mms;
+/* ue_mm structures allocated and not yet freed, detached ones included. */
+static atomic_t ue_nr_notifiers = ATOMIC_INIT(0);
 
 static struct ue_mm *ue_mm_find(struct mm_struct *mm)
 {
@@ -383,6 +385,7 @@ static struct mmu_notifier *ue_mn_alloc(struct mm_struct *mm)
 	INIT_LIST_HEAD(&um->enablers);
 	INIT_WORK(&um->release_work, ue_mm_release_work);
 	INIT_WORK(&um->mmput_work, ue_mm_mmput_work);
+	atomic_inc(&ue_nr_notifiers);
 	return &um->mn;
 }
 
@@ -392,6 +395,7 @@ static void ue_mn_free(struct mmu_notifier *mn)
 	struct ue_mm *um = container_of(mn, struct ue_mm, mn);
 
 	kfree_rcu(um, rcu);
+	atomic_dec(&ue_nr_notifiers);
 }
 
 static const struct mmu_notifier_ops ue_mn_ops = {
@@ -733,8 +737,11 @@ void ue_fork_attach(struct ue_fork_snap *snap)
 	int ret = -ESRCH;
 	u32 i;
 
+	/* Test builds may fail it here (race.h); the shipped module never. */
+	if (ue_race_window(UE_RACE_FORK_ATTACH, false))
+		ret = -ENOMEM;
 	/* The child is not yet running user code: none of its threads races. */
-	if (!(current->flags & PF_EXITING) && current->mm)
+	else if (!(current->flags & PF_EXITING) && current->mm)
 		ret = ue_enabler_prepare();
 	mutex_lock(&ue_reg_mutex);
 	um = ret ? ERR_PTR(ret) : ue_mm_current();
@@ -753,6 +760,7 @@ void ue_fork_attach(struct ue_fork_snap *snap)
 		ue_mm_forget(um);
 	mutex_unlock(&ue_reg_mutex);
 	kfree(snap);
+	ue_race_window(UE_RACE_FORK_ATTACH, false);
 }
 
 /*
@@ -763,10 +771,11 @@ void ue_enablers_exit(void)
 {
 	struct hlist_node *tmp;
 	struct ue_mm *um;
-	int bkt;
+	int bkt, round;
 
 	flush_workqueue(ue_wq);
 	mutex_lock(ue_ksym_event_mutex);
+	ue_race_window(UE_RACE_UNLOAD, false);
 	hash_for_each_safe(ue_mms, bkt, tmp, um, node) {
 		if (test_and_set_bit(UE_MM_DETACHED, &um->flags))
 			continue;
@@ -782,9 +791,16 @@ void ue_enablers_exit(void)
 	 * this waits for), then for the work they queued, which puts their
 	 * notifiers, and only then for the frees of every put notifier.
 	 * Waiting for the frees before that work ran left a free_notifier
-	 * callback to run after unload (issue 12, item 6a).
+	 * callback to run after unload (issue 12, item 6a). The frees are
+	 * SRCU callbacks, which a grace period need not have run yet on
+	 * another CPU: wait until they have all been called. What is left of
+	 * one after its count is its return; SRCU calls it with bottom halves
+	 * disabled, which the unload's synchronize_rcu() waits for.
 	 */
 	mmu_notifier_synchronize();
 	flush_workqueue(ue_wq);
-	mmu_notifier_synchronize();
+	for (round = 0; atomic_read(&ue_nr_notifiers) && round < 100; round++)
+		mmu_notifier_synchronize();
+	WARN_ONCE(atomic_read(&ue_nr_notifiers), "%d notifiers not freed at unload\n",
+		  atomic_read(&ue_nr_notifiers));
 }

@@ -20,13 +20,22 @@ enum ue_race_site {
 	UE_RACE_BIT_WRITE,		/* item 12; event_mutex held */
 	/* Attaching ftrace: bits flipped, the file not yet marked enabled. */
 	UE_RACE_FTRACE_ENABLE,		/* event_mutex held */
+	/* Unloading, event_mutex held before the notifiers are put. */
+	UE_RACE_UNLOAD,			/* item 6a */
+	/*
+	 * A fork's attachment, which fails here as if out of memory: before
+	 * it drops the snapshot's references, and again once it has.
+	 */
+	UE_RACE_FORK_ATTACH,		/* item 6b */
 };
 
+/* Whether the window at @site was open (it was waited for). */
 #ifdef UE_TEST_RACE
-void ue_race_window(enum ue_race_site site, bool atomic);
+bool ue_race_window(enum ue_race_site site, bool atomic);
 #else
-static inline void ue_race_window(enum ue_race_site site, bool atomic)
+static inline bool ue_race_window(enum ue_race_site site, bool atomic)
 {
+	return false;
 }
 #endif
 

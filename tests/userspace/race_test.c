@@ -16,9 +16,14 @@
  *   race_test ftrace-enable N   a write made as soon as the enable bit is
  *                               seen is recorded, while the core is still
  *                               enabling the ftrace file (spec 2.4)
+ *   race_test exit-rmmod MOD    item 6a: MOD is unloaded while tracked
+ *                               address spaces die
+ *   race_test attach-rmmod MOD  item 6b: MOD is unloaded while a fork's
+ *                               attachment drops its last event
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 
 #include "ue_abi.h"
 
@@ -301,6 +306,137 @@ static void ftrace_enable(int n)
 	close(fe_fd);
 }
 
+/*
+ * Unload @mod as soon as nothing holds it, trying for up to 5 s: whether
+ * it was unloaded.
+ */
+static void rmmod_soon(const char *name, const char *mod)
+{
+	char buf[128];
+	int i, ret = -1;
+
+	for (i = 0; i < 5000 && ret; i++) {
+		ret = syscall(SYS_delete_module, mod, O_NONBLOCK);
+		if (ret && errno != EAGAIN && errno != EWOULDBLOCK) {
+			fail_once("delete_module", errno);
+			break;
+		}
+		if (ret)
+			usleep(1000);
+	}
+	snprintf(buf, sizeof(buf), "%s.unloaded", name);
+	UE_EQ(buf, ret, 0);
+}
+
+/* After an unload: time for what it left behind to run, and oops. */
+static void rmmod_after(const char *name)
+{
+	char buf[128];
+
+	usleep(500 * 1000);
+	snprintf(buf, sizeof(buf), "%s.children_exited_0", name);
+	UE_EQ(buf, bad_children, 0);
+	snprintf(buf, sizeof(buf), "%s.no_error", name);
+	ue_result(buf, !errors, error);
+}
+
+/* A registration whose event only its enabler holds (the fd is closed). */
+static int reg_closed(const char *cmd, int unreg)
+{
+	int fd = ue_open_data(), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = ue_reg(fd, cmd, &words[0], 0, 0, NULL);
+	if (!ret && unreg)
+		ret = ue_unreg(fd, &words[0], 0);
+	close(fd);
+	return ret;
+}
+
+/*
+ * Item 6a: address spaces that are tracked (they registered and
+ * unregistered: no event, nothing holds the module) die while the module
+ * is unloaded. Unload waits a second holding event_mutex (race_site 4), so
+ * the exits that fall in that second leave their ue_mm to a work item that
+ * unload's last flush runs, which puts the notifier: unload must then wait
+ * for the notifier's free, a callback into the module. One child exits
+ * every 10 ms for 2 s, so some fall inside the window.
+ */
+#define RM_CHILDREN	200
+
+static void exit_rmmod(const char *mod)
+{
+	pid_t pids[RM_CHILDREN];
+	int go[2], ready[2], i, n = 0;
+	char x;
+
+	if (pipe(go) || pipe(ready)) {
+		ue_result("exit_rmmod.setup", 0, strerror(errno));
+		return;
+	}
+	for (i = 0; i < RM_CHILDREN; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			fail_once("fork", errno);
+			break;
+		}
+		if (!pids[i]) {
+			close(go[1]);
+			if (reg_closed("race_rm u32 v", 1) ||
+			    write(ready[1], "", 1) != 1)
+				_exit(1);
+			/* Unload has begun when the pipe closes. */
+			if (read(go[0], &x, 1) != 0)
+				_exit(1);
+			usleep(i * 10000);
+			_exit(0);
+		}
+		n++;
+	}
+	close(go[0]);
+	close(ready[1]);
+	for (i = 0; i < n; i++)
+		if (read(ready[0], &x, 1) != 1)
+			fail_once("child setup", EIO);
+	close(go[1]);
+	rmmod_soon("exit_rmmod", mod);
+	for (i = 0; i < n; i++)
+		if (ue_child_exit_status(pids[i]))
+			bad_children++;
+	rmmod_after("exit_rmmod");
+}
+
+/*
+ * Item 6b: a fork's snapshot holds the parent's event, which the parent
+ * then lets go; the child's attachment fails (race_site 5) and drops the
+ * last reference, while the parent unloads the module. The task work may
+ * not be in the module's code when it goes.
+ */
+static void attach_rmmod(const char *mod)
+{
+	pid_t pid;
+	int fd;
+
+	if (reg_closed("race_fa u32 v", 0)) {
+		ue_result("attach_rmmod.setup", 0, strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (!pid)
+		_exit(0);
+	/* The child's attachment waits before it drops the references. */
+	fd = ue_open_data();
+	if (pid < 0 || fd < 0 || ue_unreg(fd, &words[0], 0))
+		fail_once("setup", errno);
+	if (fd >= 0)
+		close(fd);
+	rmmod_soon("attach_rmmod", mod);
+	if (pid > 0 && ue_child_exit_status(pid))
+		bad_children++;
+	rmmod_after("attach_rmmod");
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 10, fd, ret;
@@ -308,7 +444,7 @@ int main(int argc, char **argv)
 	ue_suite = "race";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
-		fprintf(stderr, "usage: race_test MODE SECS|N\n");
+		fprintf(stderr, "usage: race_test MODE SECS|N|MODULE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "unreg-fork")) {
@@ -326,6 +462,10 @@ int main(int argc, char **argv)
 		exit_wait(n);
 	} else if (!strcmp(argv[1], "ftrace-enable")) {
 		ftrace_enable(n);
+	} else if (!strcmp(argv[1], "exit-rmmod") && argc > 2) {
+		exit_rmmod(argv[2]);
+	} else if (!strcmp(argv[1], "attach-rmmod") && argc > 2) {
+		attach_rmmod(argv[2]);
 	} else {
 		fprintf(stderr, "race_test: unknown mode %s\n", argv[1]);
 		return 2;
