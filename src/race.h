@@ -27,6 +27,8 @@ enum ue_race_site {
 	 * it drops the snapshot's references, and again once it has.
 	 */
 	UE_RACE_FORK_ATTACH,		/* item 6b */
+	/* Loading, the files visible: the sysctl fails here, after a wait. */
+	UE_RACE_SYSCTL,			/* item 10 */
 };
 
 /* Whether the window at @site was open (it was waited for). */

@@ -15,6 +15,7 @@
 #include "compat/ksyms.h"
 #include "compat/sysctl.h"
 #include "event.h"
+#include "race.h"
 #include "sysctl.h"
 
 static struct ctl_table_header *ue_sysctl_header;
@@ -48,7 +49,9 @@ static struct ctl_table ue_sysctls[UE_SYSCTL_ENTRIES(1)] = {
  */
 void ue_sysctl_register(void)
 {
-	ue_sysctl_header = register_sysctl("kernel", ue_sysctls);
+	/* Test builds may fail it (race.h); the shipped module never. */
+	if (!ue_race_window(UE_RACE_SYSCTL, false))
+		ue_sysctl_header = register_sysctl("kernel", ue_sysctls);
 	if (!ue_sysctl_header)
 		pr_warn("kernel.user_events_max not registered; the limit stays %u\n",
 			ue_max_events);

@@ -48,3 +48,10 @@ ue_ok attach.insmod insmod /modules/user_events_race.ko race_site=5 race_us=5000
 /tests/bin/race_test attach-rmmod user_events_race
 ue_eq attach_rmmod.exit_status $? 0
 ue_nok attach_rmmod.gone test -e /sys/module/user_events_race
+# Site 6 (item 10): the module's sysctl fails at load, the files already
+# visible and a thread registering through them: the load goes on.
+/tests/bin/race_test init-fail /modules/user_events_race.ko
+ue_eq init_fail.exit_status $? 0
+ue_eq init_fail.warned "$(dmesg | grep -c 'kernel.user_events_max not registered')" 1
+ue_eq init_fail.status_empty "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
+ue_ok init_fail.rmmod rmmod user_events_race

@@ -20,6 +20,8 @@
  *                               address spaces die
  *   race_test attach-rmmod MOD  item 6b: MOD is unloaded while a fork's
  *                               attachment drops its last event
+ *   race_test init-fail KO      item 10: KO is loaded with its sysctl
+ *                               failing while a thread registers
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -437,6 +439,53 @@ static void attach_rmmod(const char *mod)
 	rmmod_after("attach_rmmod");
 }
 
+/*
+ * Item 10: the module's files are visible before the last step of its
+ * init, the sysctl, which race_site 6 fails after a wait. A thread opens
+ * user_events_data and registers as soon as it can, meanwhile: the load
+ * must succeed anyway (a failed init would free the module under the fd
+ * and the event), and the registration work.
+ */
+static atomic_int if_fd = -1;
+
+static void *init_opener(void *arg)
+{
+	int fd = -1;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		fd = ue_open_data();
+		if (fd >= 0)
+			break;
+	}
+	if (fd >= 0 && ue_reg(fd, "race_init u32 v", &words[0], 0, 0, NULL))
+		fail_once("DIAG_IOCSREG", errno);
+	atomic_store(&if_fd, fd);
+	return NULL;
+}
+
+static void init_fail(const char *ko)
+{
+	int kfd = open(ko, O_RDONLY | O_CLOEXEC), ret, fd;
+	pthread_t t;
+
+	if (kfd < 0 || pthread_create(&t, NULL, init_opener, NULL)) {
+		ue_result("init_fail.setup", 0, strerror(errno));
+		return;
+	}
+	ret = syscall(SYS_finit_module, kfd, "race_site=6 race_us=300000", 0);
+	ue_result("init_fail.loaded", !ret, strerror(errno));
+	atomic_store(&stop, 1);
+	pthread_join(t, NULL);
+	close(kfd);
+	fd = atomic_load(&if_fd);
+	UE_EQ("init_fail.opened_during_init", fd >= 0, 1);
+	UE_EQ("init_fail.registered", ue_exists(EVENTS "/race_init"), 1);
+	ue_result("init_fail.no_error", !errors, error);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 10, fd, ret;
@@ -466,6 +515,8 @@ int main(int argc, char **argv)
 		exit_rmmod(argv[2]);
 	} else if (!strcmp(argv[1], "attach-rmmod") && argc > 2) {
 		attach_rmmod(argv[2]);
+	} else if (!strcmp(argv[1], "init-fail") && argc > 2) {
+		init_fail(argv[2]);
 	} else {
 		fprintf(stderr, "race_test: unknown mode %s\n", argv[1]);
 		return 2;
