@@ -10,6 +10,7 @@
 #ifndef UE_PARSE_H
 #define UE_PARSE_H
 
+#include <linux/trace_events.h>
 #include <linux/types.h>
 
 /* Longest command accepted through the ioctl, NUL included (MAX_EVENT_DESC). */
@@ -18,8 +19,14 @@
 /* Largest N of char[N] and unsigned char[N] (MAX_FIELD_ARRAY_SIZE). */
 #define UE_MAX_ARRAY		1024
 
-/* Size of struct trace_entry: where the first field starts in a record. */
-#define UE_ENTRY_SIZE		8
+/*
+ * Size of struct trace_entry: where the first field starts in a record. 8,
+ * but 12 on 5.10's PREEMPT_RT kernels, whose patches add migrate_disable
+ * and preempt_lazy_count to it: there, fields placed at 8 overlapped those
+ * common fields, and a write landed 4 bytes before where the format file
+ * says (Debian 11's rt kernel; upstream perf_test perf_write).
+ */
+#define UE_ENTRY_SIZE		((u32)sizeof(struct trace_entry))
 
 enum ue_loc {
 	UE_LOC_NONE = 0,	/* a fixed-size field */
