@@ -32,9 +32,11 @@ ue_pkgs_demo=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}")
 ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}")
 ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
-	       debootstrap)
-# (make check has debootstrap too: its host checks look at what every
-# entry point runs, make check-fresh's included.)
+	       debootstrap curl)
+# (make check has debootstrap too: it makes a chroot of each Debian release
+# to build the module in, and its host checks look at what every entry
+# point runs, make check-fresh's included; curl asks the mirror whether it
+# serves a kernel's packages, tests/vm/resolve.sh.)
 ue_pkgs_fresh=(debootstrap)
 
 ue_progs_vm=(qemu-system-x86_64 busybox cpio gzip xz zstd rsync timeout find tar)
@@ -47,7 +49,8 @@ ue_progs_bench=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		apt-get dpkg-deb git)
 ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@]}"
 		"${ue_progs_deb[@]}" apt-get apt-cache dpkg-query g++ ldd dkms lintian
-		openssl modinfo depmod perf trace-cmd git)
+		openssl modinfo depmod perf trace-cmd git debootstrap unshare chroot mount
+		curl xargs)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 # make: the module build, with nothing but the kernel's headers package
 # (pahole comes with it where the kernel's BTF step wants it: 6.12's

@@ -9,12 +9,12 @@
 # One check drops a package from make check's list and asserts that its
 # program is then missing: the check can fail.
 # Prints one line per check: "host deps pass|fail <case> [detail]".
-# Usage: deps.sh KERNEL-LIST
+# Usage: deps.sh KERNELS-LOCK   (make check's build/check/kernels.lock)
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/deps.sh"
-kernel_list=$1
+kernel_lock=$1
 # Programs are looked up where a new machine has them, whatever PATH the
 # caller runs with.
 std_path=/usr/sbin:/usr/bin:/sbin:/bin
@@ -58,11 +58,11 @@ for entry in demo bench check deb fresh; do
 done
 
 # make: the headers packages of the kernels Debian 12 itself ships.
-while read -r short suite _ hdr; do
+while read -r short release _ _ hdr ver _; do
 	case $short in ''|'#'*) continue ;; esac
-	[ "$suite" = bookworm ] || continue
-	check_entry "make_$short" "$(ue_deps_list progs make)" "$hdr"
-done <"$kernel_list"
+	[ "$release" = bookworm ] || continue
+	check_entry "make_$short" "$(ue_deps_list progs make)" "$hdr=$ver"
+done <"$kernel_lock"
 
 # The check can fail: without flex (the kernel build's), flex is missing.
 mapfile -t without < <(ue_deps_list pkgs check | grep -vx flex)

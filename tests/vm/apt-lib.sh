@@ -1,12 +1,12 @@
 # Private apt state for the test rig, sourced by the fetch scripts.
 #
-# Its sources are the machine's own apt sources plus, for kernels from
-# another suite (bullseye), that suite on the same Debian mirror URI the
-# machine already uses; its lists and downloads live under $UE_CACHE/apt.
+# Its sources are the machine's own apt sources plus bullseye and
+# bullseye-security on the mirror URIs the machine already uses (the install
+# test's Debian 11 headers); its lists and downloads live under
+# $UE_CACHE/apt.
 # No mirror host is named here. Callers define log() and die().
 
 apt_root=$UE_CACHE/apt
-ue_kernel_list=$(dirname "${BASH_SOURCE[0]}")/kernels.list
 
 # The Debian mirror URI serving bookworm/main in the machine's apt config.
 machine_mirror() {
@@ -60,19 +60,96 @@ setup_private_apt() {
 	[ -f /etc/apt/sources.list ] &&
 		mv "$apt_root/sources.list.d/machine-sources.list" \
 		   "$apt_root/sources.list.d/machine-main.list"
-	# Extra suites the kernel list needs, on the same mirror.
-	suites=$(awk '!/^#/ && NF >= 4 && $2 != "bookworm" { print $2 }' "$ue_kernel_list" | sort -u)
-	for s in $suites; do
-		cat >"$apt_root/sources.list.d/extra-$s.sources" <<EOF
-Types: deb
-URIs: $mirror
-Suites: $s
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
+	# Debian 11, whose kernels' headers the install test puts on this
+	# Debian 12 machine (with bullseye's compiler), on the same mirrors.
+	suites="bullseye bullseye-security"
+	ue_release_suites bullseye | while read -r uri s; do
+		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg \
+			>"$apt_root/sources.list.d/extra-$s.sources"
 	done
 	log "updating private apt lists (mirror from machine config, extra suites: ${suites:-none})"
 	private_apt update >&2 || die "apt-get update of the private apt state failed"
 	apt_ready=1
 }
 
+
+# --- one apt state per Debian release (the kernel matrix) ---------------------
+# $UE_CACHE/apt-<release>/ holds the lists of the release's suites that carry
+# kernels: the release itself, its -security suite (on the security mirror
+# the machine uses for bookworm-security) and, for trixie, its -backports;
+# unstable is sid alone. Lists are refreshed once per UE_APT_MAX_AGE seconds
+# (default 6 hours), so that a run resolves what the archive has today.
+
+# The URI serving bookworm-security/main in the machine's apt config.
+machine_security_mirror() {
+	apt-cache policy 2>/dev/null |
+		awk '$3 == "bookworm-security/main" && $4 == "amd64" { print $2; exit }'
+}
+
+# ue_release_suites RELEASE: "URI SUITE" lines.
+ue_release_suites() {
+	local mirror sec
+	mirror=$(machine_mirror)
+	sec=$(machine_security_mirror)
+	[ -n "$mirror" ] || { log "cannot find the Debian mirror URI in this machine's apt configuration"; return 1; }
+	case $1 in
+	sid) echo "$mirror sid" ;;
+	*)
+		[ -n "$sec" ] || { log "cannot find the Debian security mirror URI in this machine's apt configuration"; return 1; }
+		echo "$mirror $1"
+		echo "$sec $1-security"
+		[ "$1" = trixie ] && echo "$mirror $1-backports"
+		;;
+	esac
+	return 0
+}
+
+ue_apt_opts() { # RELEASE
+	local d=$UE_CACHE/apt-$1
+	printf '%s\n' \
+		-o Dir::Etc::SourceList=/dev/null \
+		-o Dir::Etc::SourceParts="$d/sources.list.d" \
+		-o Dir::Etc::Preferences=/dev/null \
+		-o Dir::Etc::PreferencesParts=/dev/null \
+		-o Dir::State="$d/state" \
+		-o Dir::Cache="$d/cache" \
+		-o APT::Default-Release= \
+		-o Debug::NoLocking=1 \
+		-o APT::Sandbox::User=root
+}
+
+ue_apt() { # RELEASE apt-get-args...
+	local opts r=$1; shift
+	mapfile -t opts < <(ue_apt_opts "$r")
+	apt-get -q "${opts[@]}" "$@"
+}
+
+ue_apt_cache() { # RELEASE apt-cache-args...
+	local opts r=$1; shift
+	mapfile -t opts < <(ue_apt_opts "$r")
+	apt-cache "${opts[@]}" "$@"
+}
+
+# ue_apt_setup RELEASE: the state, its lists fresh.
+ue_apt_setup() {
+	local r=$1 d=$UE_CACHE/apt-$1 suites uri s stamp age
+	[ -n "$(machine_mirror)" ] || apt-get update -qq >&2 || true
+	suites=$(ue_release_suites "$r") || return 1
+	mkdir -p "$d/sources.list.d" "$d/state/lists/partial" "$d/cache/archives/partial"
+	while read -r uri s; do
+		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
+			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
+	done <<<"$suites" >"$d/sources.list.d/$r.sources.new"
+	stamp=$d/state/.updated
+	age=$(( $(date +%s) - $(stat -c %Y "$stamp" 2>/dev/null || echo 0) ))
+	if cmp -s "$d/sources.list.d/$r.sources.new" "$d/sources.list.d/$r.sources" &&
+	   [ "$age" -lt "${UE_APT_MAX_AGE:-21600}" ]; then
+		rm -f "$d/sources.list.d/$r.sources.new"
+		return 0
+	fi
+	mv "$d/sources.list.d/$r.sources.new" "$d/sources.list.d/$r.sources"
+	log "updating the apt lists of $r ($(echo $suites | awk '{ for (i = 2; i <= NF; i += 2) printf "%s ", $i }'))"
+	ue_apt "$r" update >&2 || { log "apt-get update for $r failed"; return 1; }
+	touch "$stamp"
+}

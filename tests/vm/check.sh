@@ -8,9 +8,15 @@
 #
 # Environment:
 #   UE_CACHE       cache directory (default ~/.cache/user-events-dkms)
-#   UE_KERNELS     space-separated subset of kernels to run (default: all);
+#   UE_KERNELS     space-separated subset of rows to run (default: all);
 #                  a subset is announced, never silent
+#   UE_KERNELS_LOCK  a lock file of an earlier run (build/check/kernels.lock):
+#                  the same packages again instead of the newest
 #   UE_VM_TIMEOUT  seconds a VM may run (default 600)
+#
+# Stages, a file each: resolve.sh (rows to packages), fetch-kernels.sh,
+# chroot-lib.sh (a chroot per Debian release builds the module as DKMS
+# does there), boot-lib.sh (initramfs, QEMU, results), report.sh.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,9 +27,9 @@ build=$root/build/check
 vm_timeout=${UE_VM_TIMEOUT:-600}
 t_start=$(date +%s)
 
-# The stock Debian kernels, and "debug": our own 6.12 build with KUnit,
-# KASAN, lockdep and kmemleak (tests/kernel/).
-all_kernels="$(awk '!/^#/ && NF >= 4 { print $1 }' "$vmdir/kernels.list" | tr '\n' ' ')debug"
+# The rows of kernels.list (every kernel Debian ships), and "debug": our own
+# 6.12 build with KUnit, KASAN, lockdep and kmemleak (tests/kernel/).
+all_kernels="$(awk '!/^#/ && NF >= 6 { print $1 }' "$vmdir/kernels.list" | tr '\n' ' ')debug"
 kernels=${UE_KERNELS:-$all_kernels}
 
 say() { printf '== %s\n' "$*"; }
@@ -45,24 +51,75 @@ if [ "$kernels" != "$(echo $all_kernels)" ] && [ "$kernels" != "$all_kernels" ];
 	say "NOTE: UE_KERNELS restricts this run to: $kernels (targets: $(echo $all_kernels))"
 fi
 
-# --- kernels ------------------------------------------------------------------
-say "fetching kernels into $UE_CACHE"
-declare -A kroot	# kernel -> directory with kdir, release, boot/
-for k in $kernels; do
-	if [ "$k" = debug ]; then
-		say "building the debug test kernel (cached after the first time)"
-		if d=$("$root/tests/kernel/build.sh"); then
-			kroot[$k]=$d
-			record "$k fetch pass kernel"
-		else
-			record "$k fetch fail kernel could not be built"
-		fi
-	elif "$vmdir/fetch-kernels.sh" "$k"; then
-		kroot[$k]=$UE_CACHE/kernels/$k
-		record "$k fetch pass kernel"
-	else
-		record "$k fetch fail kernel could not be fetched"
+# --- kernels: resolve, fetch -------------------------------------------------
+. "$vmdir/apt-lib.sh"
+. "$vmdir/chroot-lib.sh"
+. "$vmdir/boot-lib.sh"
+log() { printf '== %s\n' "$*"; }
+lock=$build/kernels.lock notes=$build/notes
+: >"$notes"
+declare -A kroot	# row -> directory with kdir, release, boot/
+declare -A krel		# row -> Debian release whose chroot builds its module
+declare -A klevel	# row -> full or short (kernels.list)
+stock=
+for k in $kernels; do [ "$k" = debug ] || stock="$stock $k"; done
+if [ -n "$stock" ]; then
+	say "resolving${UE_KERNELS_LOCK:+ (from $UE_KERNELS_LOCK)}:$stock"
+	# shellcheck disable=SC2086
+	UE_CACHE=$UE_CACHE "$vmdir/resolve.sh" $stock >"$lock"
+	grep '^# NOTE' "$lock" | sed 's/^# NOTE /NOTE: /' >>"$notes"
+	grep '^# UNSERVED' "$lock" | sed 's/^# UNSERVED \([^ ]*\)/NOTE: \1 NOT TESTED:/' >>"$notes"
+	grep -v '^#' "$lock" | sed 's/^/   /'
+fi
+for k in $stock; do
+	if grep -q "^# UNSERVED $k " "$lock"; then
+		kernels=$(echo " $kernels " | sed "s/ $k / /")
+		continue
 	fi
+	line=$(awk -v k="$k" '$1 == k && NF == 7' "$lock")
+	if [ -z "$line" ]; then
+		record "$k fetch fail kernel $(grep "^# MISSING $k " "$lock" | cut -d' ' -f4-)"
+		continue
+	fi
+	read -r _ krel[$k] _ _ _ _ klevel[$k] <<<"$line"
+done
+fetch_row() {
+	if UE_KERNELS_LOCK=$lock "$vmdir/fetch-kernels.sh" "$1" 2>"$build/fetch-$1.log"; then
+		echo "$1 fetch pass kernel"
+	else
+		echo "$1 fetch fail kernel could not be fetched: $(tail -1 "$build/fetch-$1.log")"
+	fi
+}
+# Three downloads at a time; the chroots and the debug kernel go on meanwhile.
+say "fetching kernels into $UE_CACHE"
+for k in "${!krel[@]}"; do echo "$k"; done | sort |
+	xargs -r -P 3 -I{} bash -c "$(declare -f fetch_row); vmdir=$vmdir build=$build; fetch_row {}" \
+	>"$build/fetch.results" &
+fetch_pid=$!
+releases=$(printf '%s\n' "${krel[@]}" | sort -u)
+(for r in $releases; do
+	ue_chroot_make "$r" >"$build/chroot-$r.log" 2>&1 && echo "$r" >>"$build/chroots.ok"
+done) &
+chroot_pid=$!
+if [[ " $kernels " == *" debug "* ]]; then
+	say "building the debug test kernel (cached after the first time)"
+	if d=$("$root/tests/kernel/build.sh"); then
+		kroot[debug]=$d klevel[debug]=full
+		record "debug fetch pass kernel"
+		echo "debug ours tests/kernel linux-source-6.12 $(cat "$d/release") $(cat "$UE_CACHE/source/version" 2>/dev/null) full" >>"$lock"
+	else
+		record "debug fetch fail kernel could not be built"
+	fi
+fi
+wait $fetch_pid
+cat "$build/fetch.results" >>"$results"
+for k in "${!krel[@]}"; do
+	grep -q "^$k fetch pass" "$results" && kroot[$k]=$UE_CACHE/kernels/$k
+done
+wait $chroot_pid
+for r in $releases; do
+	grep -qx "$r" "$build/chroots.ok" 2>/dev/null ||
+		record "host chroot fail $r $(tail -1 "$build/chroot-$r.log")"
 done
 
 # --- host checks: kernel style, refusal of unsuitable kernels ----------------
@@ -81,14 +138,15 @@ say "fetching linux-source-6.12 (checkpatch, selftests)"
 if srctree=$("$vmdir/fetch-source.sh"); then
 	record "host fetch pass linux-source"
 	sample=
-	for k in $kernels; do
+	# (a bookworm kernel's headers, which this machine's compiler builds for)
+	for k in $(for k in $kernels; do [ "${krel[$k]:-}" = bookworm ] && echo "$k"; done) $kernels; do
 		[ -n "${kroot[$k]:-}" ] && {
 			sample=$(cat "${kroot[$k]}/kdir") sample_release=$(cat "${kroot[$k]}/release")
 			break
 		}
 	done
 	say "host checks: dependencies (tests/deps.sh)"
-	host_check "$root/tests/host/deps.sh" "$vmdir/kernels.list"
+	host_check "$root/tests/host/deps.sh" "$lock"
 	if [ -n "$sample" ]; then
 		say "host checks"
 		host_check "$root/tests/host/run.sh" "$srctree" "$sample"
@@ -170,99 +228,41 @@ else
 fi
 
 # --- per kernel ---------------------------------------------------------------
+# A Debian kernel's module is built in its release's chroot against
+# /usr/src/linux-headers-<release>, installed there by apt-get as on a user's
+# machine (with the compiler the headers depend on); ours on this machine.
 build_module() { # kernel outdir [make vars...]
-	local k=$1 out=$2; shift 2
-	ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
+	local k=$1 out=$2 r=${krel[$1]:-}; shift 2
+	if [ -z "$r" ]; then
+		ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
+		return
+	fi
+	rm -rf "$out"; mkdir -p "$out"
+	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
+		"$root/include" "$root/scripts" "$out/"
+	ue_chroot_run "$r" --bind "$build" make -j"$(nproc)" -C "$out" \
+		KDIR="/usr/src/linux-headers-$(cat "${kroot[$k]}/release")" "$@" >"$out.log" 2>&1
 }
 
-make_initramfs() { # kernel
-	local k=$1 ir=$build/$k/initramfs
-	ue_initramfs_skeleton "$ir" "$vmdir/guest-init"
-	mkdir -p "$ir/tests/bin"
-	cp "$root"/tests/userspace/*.sh "$ir/tests/"
-	cp "$ubin"/* "$ir/tests/bin/"
-	mkdir -p "$ir/tests/selftests"
-	cp "$root/tests/selftests/expected" "$ir/tests/selftests/"
-	for f in "$sbin"/*; do
-		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$ir/tests/selftests/"
+# The headers of each release's rows, in its chroot.
+for r in $releases; do
+	grep -qx "$r" "$build/chroots.ok" 2>/dev/null || continue
+	hdrs=()
+	for k in "${!krel[@]}"; do
+		[ "${krel[$k]}" = "$r" ] && [ -n "${kroot[$k]:-}" ] &&
+			hdrs+=("$(awk -v k="$k" '$1 == k && NF == 7 { print $5 "=" $6 }' "$lock")")
 	done
-	cp "$build/$k/mod/user_events.ko" "$build/$k/twin/user_events_twin.ko" \
-		"$build/$k/skew/user_events_skew.ko" "$build/$k/race/user_events_race.ko" \
-		"$ir/modules/"
-	cp "$root/VERSION" "$ir/modules/VERSION"
-	# Kernel modules the suites load (fuse.ko, where FUSE is not built in).
-	if [ -d "${kroot[$k]}/mods" ]; then
-		find "${kroot[$k]}/mods" -name fuse.ko -exec cp {} "$ir/modules/" \;
-	fi
-	# KUnit: the framework from the debug kernel, and our test module.
-	if [ -f "$build/$k/kunit/tests/kunit/user_events_kunit.ko" ]; then
-		find "${kroot[$k]}/mods" -name kunit.ko -exec cp {} "$ir/modules/" \;
-		cp "$build/$k/kunit/tests/kunit/user_events_kunit.ko" "$ir/modules/"
-	fi
-	[ -d "$troot" ] && cp -a "$troot"/. "$ir/"
-	ue_initramfs_pack "$ir" "$build/$k/initrd.gz"
-}
-
-# qemu_int3 CONSOLE-TEXT: the VM's first splat is QEMU 7.2's stale int3 of
-# multi-threaded TCG in the kernel's own text (docs/testing.md, "Two CPUs"):
-# "Oops: int3" at a RIP outside every module. Prints that RIP.
-qemu_int3() {
-	local first rip
-	first=$(ue_splats "$1" | head -1)
-	rip=$(grep -A8 -m1 'Oops: int3' "$1" | grep -m1 'RIP:' | sed 's/.*RIP: //')
-	[[ $first == *'Oops: int3'* && -n $rip && $rip != *'['* ]] && echo "$rip"
-}
-
-boot_and_run() { # kernel
-	local k=$1 log=$build/$k/console.log kdir rc rip
-	kdir=${kroot[$k]}
-	boot() {
-		ue_boot "$kdir" "$build/$k/initrd.gz" "$log" "$vm_timeout"
-		rc=$?
-		tr -d '\r' <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
-	}
-	boot
-	# That QEMU defect is not the module's: the run is repeated once, said
-	# aloud; a second one, or any other splat, fails as usual.
-	if rip=$(qemu_int3 "$log.txt"); then
-		mv "$log.txt" "$log.int3.txt"
-		say "$k: NOTE: QEMU's stale int3 under multi-threaded TCG ($rip), see docs/testing.md; booting once more (first log: $log.int3.txt)"
-		boot
-	fi
-	if [ $rc = 124 ]; then
-		record "$k vm fail finished timed out after ${vm_timeout}s"
-	elif grep -q '^UE-DONE' "$log.txt"; then
-		record "$k vm pass finished"
-	else
-		record "$k vm fail finished VM ended without finishing (qemu rc $rc)"
-	fi
-	if grep -q '^UE-BOOTED' "$log.txt"; then
-		record "$k vm pass booted"
-	else
-		record "$k vm fail booted"
-	fi
-	# Every suite that started must have ended.
-	grep '^UE-SUITE-START ' "$log.txt" | while read -r _ s; do
-		if grep -q "^UE-SUITE-END $s " "$log.txt"; then
-			record "$k $s pass suite_completed"
-		else
-			record "$k $s fail suite_completed suite did not finish"
-		fi
-	done
-	grep '^UE-RESULT ' "$log.txt" | while read -r _ suite verdict rest; do
-		record "$k $suite $verdict $rest"
-	done
-	local splats
-	splats=$(ue_splats "$log.txt")
-	if [ -n "$splats" ]; then
-		record "$k vm fail no_kernel_splat $(echo "$splats" | head -3 | tr '\n' '|')"
-	else
-		record "$k vm pass no_kernel_splat"
-	fi
-}
+	[ ${#hdrs[@]} -gt 0 ] || continue
+	ue_chroot_headers "$r" "${hdrs[@]}" >>"$build/chroot-$r.log" 2>&1 ||
+		record "host chroot fail $r.headers $(tail -1 "$build/chroot-$r.log")"
+done
 
 for k in $kernels; do
 	grep -q "^$k fetch pass" "$results" || continue
+	[ -z "${krel[$k]:-}" ] || grep -qx "${krel[$k]}" "$build/chroots.ok" 2>/dev/null || {
+		record "$k build fail module no ${krel[$k]} chroot to build in"
+		continue
+	}
 	mkdir -p "$build/$k"
 	say "$k: building module"
 	if build_module "$k" "$build/$k/mod" && \
@@ -310,9 +310,12 @@ done
 
 # --- install test: the .deb through apt-get and DKMS, then each kernel booted with
 # the module DKMS installed for it (tests/install/run.sh) -----------------------
+# (on this Debian 12 machine: the full rows of Debian 11 and 12; the
+# install test of each release in its chroot is to come, issue 13 item 5)
 stock=()
 for k in $kernels; do
-	[ "$k" != debug ] && grep -q "^$k fetch pass" "$results" && stock+=("$k")
+	case ${krel[$k]:-}:${klevel[$k]:-} in bookworm:full|bullseye:full) ;; *) continue ;; esac
+	grep -q "^$k fetch pass" "$results" && stock+=("$k")
 done
 if [ ${#stock[@]} -gt 0 ]; then
 	if [ -x "$ubin/example" ]; then
@@ -336,30 +339,5 @@ else
 fi
 
 # --- report -------------------------------------------------------------------
-suites=$(awk '{ print $2 }' "$results" | awk '!seen[$0]++')
-echo
-printf '%-8s' kernel
-for s in $suites; do printf ' %12s' "$s"; done
-echo
-for k in host $kernels; do
-	printf '%-8s' "$k"
-	for s in $suites; do
-		cell=$(awk -v k="$k" -v s="$s" '$1 == k && $2 == s { if ($3 == "pass") p++; else f++ }
-			END { if (p + f == 0) print "-"; else printf "%d/%d", p, f }' "$results")
-		printf ' %12s' "$cell"
-	done
-	echo
-done
-echo "(cells: passed/failed checks)"
-
-if grep -q ' fail ' "$results"; then
-	echo
-	echo "failures:"
-	awk '$3 == "fail" { printf "  %s %s %s:", $1, $2, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' "$results"
-fi
-passed=$(awk '$3 == "pass"' "$results" | wc -l)
-failed=$(awk '$3 != "pass"' "$results" | wc -l)
-echo
-echo "check took $(( $(date +%s) - t_start ))s"
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+# shellcheck disable=SC2086
+"$vmdir/report.sh" "$results" "$lock" "$notes" "$(( $(date +%s) - t_start ))" $kernels

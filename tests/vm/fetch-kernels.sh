@@ -1,44 +1,49 @@
 #!/bin/bash
-# Fetch and cache the target kernels named in tests/vm/kernels.list.
+# Fetch and cache the kernels of tests/vm/kernels.list, as resolve.sh
+# resolves them (or as UE_KERNELS_LOCK names them).
 #
 # For each kernel: the boot image (vmlinuz, config, System.map), the modules
 # the suites load (fuse.ko for fuse_test, uncompressed, in mods/, unless
 # built in) and the headers tree (linux-headers-*-amd64 plus the -common and
 # linux-kbuild packages it depends on) are unpacked under
-#   $UE_CACHE/kernels/<short-name>/
+#   $UE_CACHE/kernels/<release>_<version>/    (kernels/<name> links to it)
 # and a file "kdir" there names the directory to pass as KDIR=.
 #
-# All downloads go through a private apt state directory under the cache.
-# Its sources are the machine's own apt sources plus, for kernels from
-# another suite (bullseye), that suite on the same Debian mirror URI the
-# machine already uses. No mirror host is named here.
+# All downloads go through the private apt state of the row's Debian
+# release (apt-lib.sh), on the mirror URIs of the machine's own apt
+# configuration. No mirror host is named here.
 #
-# Usage: fetch-kernels.sh [short-name...]   (default: every kernel)
+# Usage: fetch-kernels.sh [name...]   (default: every row)
 # Exit status is non-zero if any requested kernel could not be fetched.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
-list=$here/kernels.list
 
 log() { printf 'fetch-kernels: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 . "$here/apt-lib.sh"
 
-# linux-headers-*/linux-kbuild-* packages a headers package needs (itself included).
+# header_closure RELEASE HEADERS VERSION: "package=version" of the headers
+# package and the linux-headers-*/linux-kbuild-* packages it depends on. A
+# dependency with "=" is taken at that version; one with ">=" (bullseye's
+# linux-kbuild-5.10) at the newest the release has, as apt-get would.
 header_closure() {
-	local todo=("$1") seen=() p d
+	local r=$1 todo=("$2=$3") seen=() p d ver
 	while [ ${#todo[@]} -gt 0 ]; do
 		p=${todo[0]}; todo=("${todo[@]:1}")
 		case " ${seen[*]-} " in *" $p "*) continue ;; esac
 		seen+=("$p")
-		for d in $(private_apt_cache depends --no-recommends --no-suggests \
-				--no-conflicts --no-breaks --no-replaces --no-enhances "$p" 2>/dev/null |
-			   awk '$1 == "Depends:" { print $2 }' |
-			   grep -E '^linux-(headers|kbuild)-' || true); do
-			todo+=("$d")
-		done
+		while read -r d ver; do
+			[ -n "$ver" ] ||
+				ver=$(ue_apt_cache "$r" policy "$d" | awk '$1 == "Candidate:" { print $2 }')
+			todo+=("$d=$ver")
+		done < <(ue_apt_cache "$r" show "$p" 2>/dev/null | awk '/^Depends:/ { sub(/^Depends: */, "");
+				n = split($0, a, /, */); for (i = 1; i <= n; i++) {
+				split(a[i], w, / *[(]/); v = ""
+				if (a[i] ~ /[(]= /) { v = a[i]; sub(/.*[(]= /, "", v); sub(/[)].*/, "", v) }
+				if (w[1] ~ /^linux-(headers|kbuild)-/) print w[1], v }; exit }')
 	done
 	printf '%s\n' "${seen[@]}"
 }
@@ -52,79 +57,104 @@ relocate_links() {
 	done < <(find "$root" -type l -print0)
 }
 
-# extract_modules DEB OUTDIR NAME:CONFIG...: each NAME.ko of the image
-# package, uncompressed, flat in OUTDIR (Debian compresses modules on some
-# releases); nothing where the image's config has CONFIG=y (built in).
-extract_modules() {
-	local deb=$1 out=$2 spec name sym f config; shift 2
-	mkdir -p "$out"
-	config=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/config-*')
-	for spec in "$@"; do
+# image_closure RELEASE IMAGE VERSION: the image package and, where it is a
+# metapackage (7.x: linux-image-X depends on linux-binary-X, the vmlinuz,
+# linux-modules-X and linux-base-X, config and System.map), those.
+image_closure() {
+	echo "$2=$3"
+	ue_apt_cache "$1" show "$2=$3" 2>/dev/null | awk '/^Depends:/ {
+		n = split(substr($0, 10), a, /, */)
+		for (i = 1; i <= n; i++) if (a[i] ~ /^ *linux-(binary|modules|base)-/ && a[i] ~ /[(]= /) {
+			split(a[i], w, / *[(]= /); sub(/^ */, "", w[1]); sub(/[)].*/, "", w[2]); print w[1] "=" w[2] }
+		exit }'
+}
+
+# unpack_image DIR REL DEB...: boot/{vmlinuz,config,System.map}-REL from the
+# image packages (in /boot, or in /usr/lib/modules/REL/ from 7.x on), and in
+# DIR/mods each module the suites load, uncompressed (fuse.ko), unless the
+# config has it built in.
+unpack_image() {
+	local dir=$1 rel=$2 st=$1/.img f name sym m; shift 2
+	mkdir -p "$st" "$dir/boot" "$dir/mods"
+	for f in "$@"; do
+		dpkg-deb --fsys-tarfile "$f" | tar -x -C "$st" --wildcards \
+			--exclude='*.ko' --exclude='*.ko.*' || return 1
+		dpkg-deb --fsys-tarfile "$f" | tar -x -C "$st" --wildcards --no-anchored \
+			'*/fs/fuse/fuse.ko*' 2>/dev/null || true
+	done
+	for f in vmlinuz config System.map; do
+		for m in "$st/boot/$f-$rel" "$st/usr/lib/modules/$rel/$f" "$st/lib/modules/$rel/$f"; do
+			[ -f "$m" ] && { cp "$m" "$dir/boot/$f-$rel"; break; }
+		done
+		[ -f "$dir/boot/$f-$rel" ] || { log "no $f for $rel in the image packages"; return 1; }
+	done
+	for spec in fuse:FUSE_FS; do
 		name=${spec%%:*} sym=${spec#*:}
-		grep -qx "CONFIG_$sym=y" <<<"$config" && continue
-		f=$(dpkg-deb -c "$deb" | awk '{ print $NF }' |
-			grep -E "/$name\.ko(\.xz|\.zst|\.gz)?$" | head -1)
-		[ -n "$f" ] || return 1
-		dpkg-deb --fsys-tarfile "$deb" | tar -xO "$f" >"$out/$name.ko.in" ||
-			return 1
-		case $f in
-		*.xz) xz -dc "$out/$name.ko.in" >"$out/$name.ko" ;;
-		*.zst) zstd -qdc "$out/$name.ko.in" >"$out/$name.ko" ;;
-		*.gz) gzip -dc "$out/$name.ko.in" >"$out/$name.ko" ;;
-		*) mv "$out/$name.ko.in" "$out/$name.ko" ;;
-		esac || return 1
-		rm -f "$out/$name.ko.in"
+		grep -qx "CONFIG_$sym=y" "$dir/boot/config-$rel" && continue
+		m=$(find "$st" -name "$name.ko*" | head -1)
+		[ -n "$m" ] || { log "no $name.ko for $rel"; return 1; }
+		case $m in
+		*.xz) xz -dc "$m" ;;
+		*.zst) zstd -qdc "$m" ;;
+		*.gz) gzip -dc "$m" ;;
+		*) cat "$m" ;;
+		esac >"$dir/mods/$name.ko" || return 1
 	done
+	rm -rf "$st"
 }
 
+# fetch_one NAME RELEASE IMAGE HEADERS VERSION: the kernel's directory,
+# $UE_CACHE/kernels/<abi-flavour>_<version>, and the link kernels/NAME to it.
 fetch_one() {
-	local short=$1 suite=$2 img=$3 hdr=$4
-	local dir=$UE_CACHE/kernels/$short want stamp dl pkgs rel
+	local n=$1 r=$2 img=$3 hdr=$4 ver=$5
+	local rel=${hdr#linux-headers-} dir want stamp dl pkgs ipkgs
+	dir=$UE_CACHE/kernels/${rel}_$ver
 	# The last word changes when what is taken from the packages does.
-	want="$img $hdr mods:fuse"
+	want="$img=$ver $hdr=$ver mods:fuse"
 	stamp=$dir/.complete
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-		return 0
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+		ue_apt_setup "$r" || return 1
+		log "fetching $n ($r): $img, $hdr $ver"
+		rm -rf "$dir"
+		dl=$(mktemp -d "$UE_CACHE/dl.XXXXXX")
+		mapfile -t pkgs < <(header_closure "$r" "$hdr" "$ver")
+		[ ${#pkgs[@]} -ge 2 ] || { rm -rf "$dl"; log "cannot resolve $hdr=$ver in $r"; return 1; }
+		mapfile -t ipkgs < <(image_closure "$r" "$img" "$ver")
+		mkdir -p "$dl/h" "$dl/i"
+		if ! (cd "$dl/h" && ue_apt "$r" download "${pkgs[@]}" >&2) ||
+		   ! (cd "$dl/i" && ue_apt "$r" download "${ipkgs[@]}" >&2); then
+			rm -rf "$dl"; log "download failed for $n"; return 1
+		fi
+		mkdir -p "$dir/root"
+		for deb in "$dl"/h/*.deb; do
+			dpkg-deb -x "$deb" "$dir/root"
+		done
+		unpack_image "$dir" "$rel" "$dl"/i/*.deb || { rm -rf "$dl"; return 1; }
+		rm -rf "$dl"
+		relocate_links "$dir/root"
+		# The arch Makefile includes the -common tree by absolute path.
+		sed -i "s|^include /usr/src/|include $dir/root/usr/src/|" \
+			"$dir/root/usr/src/linux-headers-$rel/Makefile"
+		[ -f "$dir/boot/vmlinuz-$rel" ] || { log "no vmlinuz-$rel in $img"; return 1; }
+		[ -f "$dir/root/usr/src/linux-headers-$rel/Makefile" ] ||
+			{ log "no headers tree for $rel"; return 1; }
+		echo "$rel" >"$dir/release"
+		echo "$dir/root/usr/src/linux-headers-$rel" >"$dir/kdir"
+		echo "$want" >"$stamp"
+		log "cached $n: $rel ($ver)"
 	fi
-	setup_private_apt
-	log "fetching $short ($suite): $img, $hdr"
-	rm -rf "$dir"
-	dl=$(mktemp -d "$UE_CACHE/dl.XXXXXX")
-	mapfile -t pkgs < <(header_closure "$hdr")
-	[ ${#pkgs[@]} -ge 2 ] || { rm -rf "$dl"; log "cannot resolve $hdr in $suite"; return 1; }
-	if ! (cd "$dl" && private_apt download "$img" "${pkgs[@]}" >&2); then
-		rm -rf "$dl"; log "download failed for $short"; return 1
-	fi
-	mkdir -p "$dir/root" "$dir/boot"
-	for deb in "$dl"/linux-headers-*.deb "$dl"/linux-kbuild-*.deb; do
-		dpkg-deb -x "$deb" "$dir/root"
-	done
-	dpkg-deb --fsys-tarfile "$dl"/linux-image-*.deb |
-		tar -x -C "$dir" ./boot
-	extract_modules "$dl"/linux-image-*.deb "$dir/mods" fuse:FUSE_FS ||
-		{ rm -rf "$dl"; log "no fuse module in $img"; return 1; }
-	rm -rf "$dl"
-	relocate_links "$dir/root"
-	rel=${hdr#linux-headers-}
-	# The arch Makefile includes the -common tree by absolute path.
-	sed -i "s|^include /usr/src/|include $dir/root/usr/src/|" \
-		"$dir/root/usr/src/linux-headers-$rel/Makefile"
-	[ -f "$dir/boot/vmlinuz-$rel" ] || { log "no vmlinuz-$rel in $img"; return 1; }
-	[ -f "$dir/root/usr/src/linux-headers-$rel/Makefile" ] ||
-		{ log "no headers tree for $rel"; return 1; }
-	echo "$rel" >"$dir/release"
-	echo "$dir/root/usr/src/linux-headers-$rel" >"$dir/kdir"
-	echo "$want" >"$stamp"
-	log "cached $short: $rel"
+	# (a directory of that name is an older cache's layout)
+	[ -L "$UE_CACHE/kernels/$n" ] || rm -rf "${UE_CACHE:?}/kernels/$n"
+	ln -sfn "$(basename "$dir")" "$UE_CACHE/kernels/$n"
 }
 
-mkdir -p "$UE_CACHE"
+mkdir -p "$UE_CACHE/kernels"
+lock=$(mktemp)
+trap 'rm -f "$lock"' EXIT
 rc=0
-while read -r short suite img hdr; do
-	case $short in ''|'#'*) continue ;; esac
-	if [ $# -gt 0 ]; then
-		case " $* " in *" $short "*) ;; *) continue ;; esac
-	fi
-	fetch_one "$short" "$suite" "$img" "$hdr" || { log "FAILED to fetch kernel $short"; rc=1; }
-done <"$list"
+"$here/resolve.sh" "$@" >"$lock" || rc=1
+{ grep '^#' "$lock" || true; } | sed 's/^# */fetch-kernels: /' >&2
+while read -r n r _ img hdr ver _; do
+	fetch_one "$n" "$r" "$img" "$hdr" "$ver" || { log "FAILED to fetch kernel $n"; rc=1; }
+done < <(grep -v '^#' "$lock")
 exit $rc

@@ -1,0 +1,100 @@
+# One chroot per Debian release, to build the module as DKMS builds it there
+# (sourced, bash; callers define log()). A kernel's headers are installed in
+# its release's chroot with that release's apt, which brings the compiler
+# the headers name (gcc-10 on bullseye, gcc-12 on bookworm, gcc-14 on
+# trixie, unstable's on sid), and the module is built against
+# /usr/src/linux-headers-<release>, with the release's make and kbuild.
+#
+#   $UE_CACHE/chroots/<release>/   debootstrap --variant=minbase, cached
+#
+# Its apt sources are those of the private apt state (apt-lib.sh), so the
+# mirror URIs are the machine's own. Commands run in a private mount
+# namespace (unshare -m): /proc, /dev, the cache and the checkout's build
+# directory are bind-mounted at their own paths and vanish with it.
+
+ue_chroot_dir() { echo "$UE_CACHE/chroots/$1"; }
+
+# What every chroot has: the module build, and DKMS for the install test.
+ue_chroot_base_pkgs=make,kmod,ca-certificates
+
+# ue_chroot_run RELEASE [--bind DIR]... CMD...: CMD in the chroot.
+ue_chroot_run() {
+	local c binds=()
+	c=$(ue_chroot_dir "$1"); shift
+	while [ "${1:-}" = --bind ]; do binds+=("$2"); shift 2; done
+	# shellcheck disable=SC2016
+	unshare -m --propagation private bash -c '
+		c=$1; shift
+		mount -t proc proc "$c/proc" && mount --bind /dev "$c/dev" || exit 125
+		while [ "$1" != -- ]; do
+			mkdir -p "$c$1" && mount --bind "$1" "$c$1" || exit 125
+			shift
+		done
+		shift
+		exec chroot "$c" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+	' ue-chroot "$c" "$UE_CACHE" "${binds[@]}" -- "$@"
+}
+
+# ue_chroot_make RELEASE: create the chroot (once), its apt lists fresh.
+ue_chroot_make() {
+	local r=$1 c mirror stamp want
+	c=$(ue_chroot_dir "$r")
+	stamp=$c/.ue-complete
+	want="$ue_chroot_base_pkgs"
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+		mirror=$(machine_mirror)
+		[ -n "$mirror" ] || { log "no Debian mirror URI in this machine's apt configuration"; return 1; }
+		rm -rf "$c"
+		mkdir -p "$(dirname "$c")"
+		log "debootstrap $r into $c (once; cached)"
+		debootstrap --variant=minbase --include="$want" "$r" "$c" "$mirror" \
+			>"$c.debootstrap.log" 2>&1 ||
+			{ log "debootstrap $r failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"; return 1; }
+		rm -f "$c"/etc/apt/sources.list
+		echo "$want" >"$stamp"
+	fi
+	ue_release_suites "$r" | while read -r uri s; do
+		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
+			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
+	done >"$c/etc/apt/sources.list.d/ue.sources"
+	cp /etc/resolv.conf "$c/etc/resolv.conf" 2>/dev/null || true
+	# The release's keyring may predate the suites' keys: the host's is newer.
+	cp /usr/share/keyrings/debian-archive-keyring.gpg "$c/usr/share/keyrings/"
+	# apt-get update when the sources changed or the lists are 6 hours old.
+	stamp=$c/.ue-apt-updated
+	want=$(md5sum <"$c/etc/apt/sources.list.d/ue.sources")
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] ||
+	   [ -n "$(find "$stamp" -mmin +360)" ]; then
+		ue_chroot_run "$r" apt-get -q update >"$c.apt.log" 2>&1 ||
+			{ log "apt-get update in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
+		echo "$want" >"$stamp"
+	fi
+}
+
+# ue_chroot_headers RELEASE HEADERS=VERSION...: exactly these headers
+# packages installed in the chroot (with what they depend on, as apt-get
+# install of a headers package brings on that release); headers of other
+# versions are purged, so that the chroot does not grow from run to run.
+ue_chroot_headers() {
+	local r=$1 c have p want=() purge=(); shift
+	c=$(ue_chroot_dir "$r")
+	for p in "$@"; do want+=("${p%%=*}"); done
+	have=$(ue_chroot_run "$r" dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'linux-headers-*' 2>/dev/null |
+		awk '/install ok installed/ { print $1 "=" $2 }')
+	for p in $have; do
+		case " ${want[*]} " in *" ${p%%=*} "*) ;; *) [[ ${p%%=*} == *-common ]] || purge+=("${p%%=*}") ;; esac
+	done
+	if [ ${#purge[@]} -gt 0 ]; then
+		ue_chroot_run "$r" apt-get -y -q purge --autoremove "${purge[@]}" >>"$c.apt.log" 2>&1
+	fi
+	for p in "$@"; do
+		grep -qx "$p" <<<"$have" || {
+			log "installing $* in the $r chroot"
+			ue_chroot_run "$r" apt-get -y -q install --no-install-recommends "$@" \
+				>>"$c.apt.log" 2>&1 ||
+				{ log "apt-get install $* in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
+			return 0
+		}
+	done
+}
