@@ -76,7 +76,9 @@ ensure_headers() {
 	while read -r name ver; do
 		# (the policy is read whole: grep -q would cut the pipe short)
 		policy=$(apt-cache policy "$name" 2>/dev/null)
-		grep -q 'Candidate: [^(]' <<<"$policy" && continue
+		# (the machine's own candidate only if it is the version wanted:
+		# bookworm's linux-kbuild-5.10 is older than bullseye-security's)
+		grep -qxF "  Candidate: $ver" <<<"$policy" && continue
 		[ -f "$dl/.$name=$ver" ] || {
 			(cd "$dl" && rm -f "${name}_"*.deb && private_apt download "$name=$ver" >&2) ||
 				return 1

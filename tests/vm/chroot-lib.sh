@@ -31,7 +31,10 @@ ue_chroot_run() {
 			shift
 		done
 		shift
-		exec chroot "$c" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		# chroot looks its command up with our PATH (make check'"'"'s farm,
+		# which the chroot does not have): env by its path, and env finds
+		# the rest with the PATH it sets.
+		exec chroot "$c" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
 	' ue-chroot "$c" "$UE_CACHE" "${binds[@]}" -- "$@"
 }
