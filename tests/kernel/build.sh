@@ -3,6 +3,8 @@
 # allnoconfig plus configuration fragments from tests/kernel/, applied in
 # order (a later fragment overrides an earlier one):
 #   build.sh [debug]        base.config debug.config (make check's debug kernel)
+#   build.sh debug-newest   the same, from the newest linux-source Debian
+#                           ships (make check's debug-newest kernel)
 #   build.sh bench-ours     base.config bench.config (no USER_EVENTS: our module)
 #   build.sh bench-inkernel base.config bench.config bench-inkernel.config
 #                           (CONFIG_USER_EVENTS=y, the in-kernel implementation)
@@ -13,7 +15,7 @@
 # the debug kernel was first keyed by, so do not edit base.config lightly:
 # any change rebuilds every flavour). Like a fetched kernel, the directory
 # holds "kdir", "release" and boot/vmlinuz-<release>; mods/ holds its
-# modules (kunit.ko). Prints it.
+# modules (kunit.ko); "source" names the package and version built. Prints it.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,16 +23,21 @@ root=$(cd "$here/../.." && pwd)
 UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 log() { printf 'testkernel: %s\n' "$*" >&2; }
 
-tree=$("$root/tests/vm/fetch-source.sh")
+flavour=${1:-debug}
+# debug-newest: the debug kernel from the newest linux-source Debian ships.
+if [ "$flavour" = debug-newest ]; then
+	tree=$("$root/tests/vm/fetch-source.sh" newest)
+else
+	tree=$("$root/tests/vm/fetch-source.sh")
+fi
 # The Debian package version (a cache unpacked before it was recorded: the
 # tree's own version).
-srcver=$(cat "$UE_CACHE/source/version" 2>/dev/null || make -s -C "$tree" kernelversion)
-flavour=${1:-debug}
+srcver=$(cat "$(dirname "$tree")/version" 2>/dev/null || make -s -C "$tree" kernelversion)
 case $flavour in
-debug) frags="base.config debug.config" ;;
+debug|debug-newest) frags="base.config debug.config" ;;
 bench-ours) frags="base.config bench.config" ;;
 bench-inkernel) frags="base.config bench.config bench-inkernel.config" ;;
-*) log "unknown flavour '$flavour' (debug, bench-ours, bench-inkernel)"; exit 2 ;;
+*) log "unknown flavour '$flavour' (debug, debug-newest, bench-ours, bench-inkernel)"; exit 2 ;;
 esac
 fragpaths=()
 for f in $frags; do fragpaths+=("$here/$f"); done
@@ -44,7 +51,7 @@ out=$dir/build
 # once in about five boots under TCG's -cpu max; 4-level paging avoids
 # that path until it is understood.
 write_cmdline() {
-	if [ "$flavour" = debug ]; then
+	if [ "$flavour" != "${flavour#debug}" ]; then
 		echo "no5lvl" >"$dir/cmdline"
 	else
 		: >"$dir/cmdline"
@@ -52,6 +59,7 @@ write_cmdline() {
 }
 
 if [ -f "$dir/.complete" ]; then
+	echo "$(basename "$tree") $srcver" >"$dir/source"
 	write_cmdline
 	echo "$dir"
 	exit 0
@@ -68,11 +76,17 @@ if [ ! -f "$out/.config" ]; then
 fi
 
 # Every setting of the fragments must have taken effect; where fragments
-# disagree, the last one's setting is the one that counts.
+# disagree, the last one's setting is the one that counts. A symbol that
+# this tree's Kconfig no longer declares (PROC_SYSCTL, gone in 7.x where
+# SYSCTL brings /proc/sys) is said, not fatal: linux-source-6.12 has them all.
+declared() { grep -rqE --include='Kconfig*' "^[[:space:]]*(menu)?config ${1#CONFIG_}\$" "$tree"; }
 bad=0
 while IFS= read -r line; do
 	case $line in
-	CONFIG_*=*) grep -qx "$line" "$out/.config" || { log "not applied: $line"; bad=1; } ;;
+	CONFIG_*=*)
+		grep -qx "$line" "$out/.config" && continue
+		if declared "${line%%=*}"; then log "not applied: $line"; bad=1
+		else log "not in $(basename "$tree")'s Kconfig, left out: $line"; fi ;;
 	"# CONFIG_"*" is not set")
 		opt=${line#\# }; opt=${opt%% *}
 		! grep -q "^$opt=" "$out/.config" || { log "not applied: $line"; bad=1; } ;;
@@ -95,5 +109,6 @@ echo "$out" >"$dir/kdir"
 mkdir -p "$dir/boot"
 ln -sfn "$out/arch/x86/boot/bzImage" "$dir/boot/vmlinuz-$rel"
 write_cmdline
+echo "$(basename "$tree") $srcver" >"$dir/source"
 touch "$dir/.complete"
 echo "$dir"

@@ -27,9 +27,10 @@ build=$root/build/check
 vm_timeout=${UE_VM_TIMEOUT:-600}
 t_start=$(date +%s)
 
-# The rows of kernels.list (every kernel Debian ships), and "debug": our own
-# 6.12 build with KUnit, KASAN, lockdep and kmemleak (tests/kernel/).
-all_kernels="$(awk '!/^#/ && NF >= 6 { print $1 }' "$vmdir/kernels.list" | tr '\n' ' ')debug"
+# The rows of kernels.list (every kernel Debian ships), and our own builds
+# with KUnit, KASAN, lockdep and kmemleak (tests/kernel/): "debug" from
+# linux-source-6.12, "debug-newest" from the newest linux-source Debian ships.
+all_kernels="$(awk '!/^#/ && NF >= 6 { print $1 }' "$vmdir/kernels.list" | tr '\n' ' ')debug debug-newest"
 kernels=${UE_KERNELS:-$all_kernels}
 
 say() { printf '== %s\n' "$*"; }
@@ -62,7 +63,7 @@ declare -A kroot	# row -> directory with kdir, release, boot/
 declare -A krel		# row -> Debian release whose chroot builds its module
 declare -A klevel	# row -> full or short (kernels.list)
 stock=
-for k in $kernels; do [ "$k" = debug ] || stock="$stock $k"; done
+for k in $kernels; do [ "$k" != "${k#debug}" ] || stock="$stock $k"; done
 if [ -n "$stock" ]; then
 	say "resolving${UE_KERNELS_LOCK:+ (from $UE_KERNELS_LOCK)}:$stock"
 	# shellcheck disable=SC2086
@@ -101,16 +102,18 @@ releases=$(printf '%s\n' "${krel[@]}" | sort -u)
 	ue_chroot_make "$r" >"$build/chroot-$r.log" 2>&1 && echo "$r" >>"$build/chroots.ok"
 done) &
 chroot_pid=$!
-if [[ " $kernels " == *" debug "* ]]; then
-	say "building the debug test kernel (cached after the first time)"
-	if d=$("$root/tests/kernel/build.sh"); then
-		kroot[debug]=$d klevel[debug]=full
-		record "debug fetch pass kernel"
-		echo "debug ours tests/kernel linux-source-6.12 $(cat "$d/release") $(cat "$UE_CACHE/source/version" 2>/dev/null) full" >>"$lock"
+for k in debug debug-newest; do
+	[[ " $kernels " == *" $k "* ]] || continue
+	say "building the $k test kernel (cached after the first time)"
+	if d=$("$root/tests/kernel/build.sh" "$k"); then
+		kroot[$k]=$d klevel[$k]=full
+		record "$k fetch pass kernel"
+		read -r spkg sver <"$d/source"
+		echo "$k ours tests/kernel $spkg $(cat "$d/release") $sver full" >>"$lock"
 	else
-		record "debug fetch fail kernel could not be built"
+		record "$k fetch fail kernel could not be built"
 	fi
-fi
+done
 wait $fetch_pid
 cat "$build/fetch.results" >>"$results"
 for k in "${!krel[@]}"; do
@@ -274,7 +277,7 @@ for k in $kernels; do
 		record "$k build fail module see $build/$k/mod.log, twin.log, skew.log or race.log"
 		continue
 	fi
-	if [ "$k" = debug ]; then
+	if [ "$k" != "${k#debug}" ]; then
 		# The KUnit module needs the tree's layout (it includes src/).
 		ko=$build/$k/kunit
 		rm -rf "$ko"; mkdir -p "$ko/tests"
