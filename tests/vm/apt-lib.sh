@@ -105,6 +105,9 @@ ue_release_suites() {
 	return 0
 }
 
+# (Check-Valid-Until=false: the rig tests what the machine's mirror
+# serves, and a mirror that is a snapshot serves sid's Release past its
+# Valid-Until, a week; the signatures are still checked.)
 ue_apt_opts() { # RELEASE
 	local d=$UE_CACHE/apt-$1
 	printf '%s\n' \
@@ -115,6 +118,7 @@ ue_apt_opts() { # RELEASE
 		-o Dir::State="$d/state" \
 		-o Dir::Cache="$d/cache" \
 		-o APT::Default-Release= \
+		-o Acquire::Check-Valid-Until=false \
 		-o Debug::NoLocking=1 \
 		-o APT::Sandbox::User=root
 }

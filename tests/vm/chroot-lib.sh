@@ -62,6 +62,9 @@ ue_chroot_make() {
 			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
 	done >"$c/etc/apt/sources.list.d/ue.sources"
 	cp /etc/resolv.conf "$c/etc/resolv.conf" 2>/dev/null || true
+	# As in the private apt states (apt-lib.sh): a snapshot mirror serves
+	# sid's Release past its Valid-Until; the signatures are still checked.
+	echo 'Acquire::Check-Valid-Until "false";' >"$c/etc/apt/apt.conf.d/90ue-valid-until"
 	# The release's keyring may predate the suites' keys: the host's is newer.
 	cp /usr/share/keyrings/debian-archive-keyring.gpg "$c/usr/share/keyrings/"
 	# apt-get update when the sources changed or the lists are 6 hours old.
@@ -75,6 +78,12 @@ ue_chroot_make() {
 	fi
 }
 
+# The headers packages installed in the chroot, as PACKAGE=VERSION lines.
+ue_chroot_have_headers() {
+	ue_chroot_run "$1" dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'linux-headers-*' 2>/dev/null |
+		awk '/install ok installed/ { print $1 "=" $2 }'
+}
+
 # ue_chroot_headers RELEASE HEADERS=VERSION...: exactly these headers
 # packages installed in the chroot (with what they depend on, as apt-get
 # install of a headers package brings on that release); headers of other
@@ -83,13 +92,16 @@ ue_chroot_headers() {
 	local r=$1 c have p want=() purge=(); shift
 	c=$(ue_chroot_dir "$r")
 	for p in "$@"; do want+=("${p%%=*}"); done
-	have=$(ue_chroot_run "$r" dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'linux-headers-*' 2>/dev/null |
-		awk '/install ok installed/ { print $1 "=" $2 }')
+	have=$(ue_chroot_have_headers "$r")
+	# (the common packages go with --autoremove: purging one, say
+	# linux-headers-5.10.0-43-common-rt, would take its flavour along)
 	for p in $have; do
-		case " ${want[*]} " in *" ${p%%=*} "*) ;; *) [[ ${p%%=*} == *-common ]] || purge+=("${p%%=*}") ;; esac
+		case ${p%%=*} in *-common|*-common-*) continue ;; esac
+		case " ${want[*]} " in *" ${p%%=*} "*) ;; *) purge+=("${p%%=*}") ;; esac
 	done
 	if [ ${#purge[@]} -gt 0 ]; then
 		ue_chroot_run "$r" apt-get -y -q purge --autoremove "${purge[@]}" >>"$c.apt.log" 2>&1
+		have=$(ue_chroot_have_headers "$r")
 	fi
 	for p in "$@"; do
 		grep -qx "$p" <<<"$have" || {
