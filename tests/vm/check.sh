@@ -311,24 +311,24 @@ for k in $kernels; do
 	fi
 done
 
-# --- install test: the .deb through apt-get and DKMS, then each kernel booted with
-# the module DKMS installed for it (tests/install/run.sh) -----------------------
-# (on this Debian 12 machine: the full rows of Debian 11 and 12; the
-# install test of each release in its chroot is to come, issue 13 item 5)
-stock=()
-for k in $kernels; do
-	case ${krel[$k]:-}:${klevel[$k]:-} in bookworm:full|bullseye:full) ;; *) continue ;; esac
-	grep -q "^$k fetch pass" "$results" && stock+=("$k")
-done
-if [ ${#stock[@]} -gt 0 ]; then
-	if [ -x "$ubin/example" ]; then
-		say "install test: apt-get install of the .deb, DKMS for ${stock[*]}, boot, purge"
+# --- install test: the .deb through each release's apt and DKMS, in an overlay
+# over its chroot; a kernel upgrade, a package upgrade, autopkgtest; then each
+# kernel booted with the module DKMS built for it (tests/install/run.sh) -----
+if [ -x "$ubin/example" ]; then
+	for r in $releases; do
+		grep -qx "$r" "$build/chroots.ok" 2>/dev/null || continue
+		rows=()
+		for k in $kernels; do
+			[ "${krel[$k]:-}" = "$r" ] && grep -qx "$k build pass module" "$results" && rows+=("$k")
+		done
+		[ ${#rows[@]} -gt 0 ] || continue
+		say "install test on $r: the .deb with $r's dkms for ${rows[*]}, kernel and package upgrades, autopkgtest, boot"
 		t0=$(date +%s)
-		"$root/tests/install/run.sh" "$build/install" "$ubin/example" "${stock[@]}" >>"$results"
-		say "install test done in $(( $(date +%s) - t0 ))s (logs: $build/install/)"
-	else
-		record "host install fail example samples/example.c did not build"
-	fi
+		"$root/tests/install/run.sh" "$build/install/$r" "$ubin/example" "$notes" "$r" "${rows[@]}" >>"$results"
+		say "install test on $r done in $(( $(date +%s) - t0 ))s (logs: $build/install/$r/)"
+	done
+else
+	record "host install fail example samples/example.c did not build"
 fi
 
 # --- the checkout: as make check found it -------------------------------------

@@ -17,17 +17,33 @@ ue_chroot_dir() { echo "$UE_CACHE/chroots/$1"; }
 # What every chroot has: the module build, and DKMS for the install test.
 ue_chroot_base_pkgs=make,kmod,ca-certificates
 
-# ue_chroot_run RELEASE [--bind DIR]... CMD...: CMD in the chroot.
+# ue_chroot_run RELEASE [--overlay DIR] [--bind DIR[:AT]]... CMD...: CMD in
+# the chroot. --overlay: in an overlay over it, its changes in DIR/upper
+# (thrown away with DIR); --bind DIR:AT mounts DIR at AT in the chroot.
 ue_chroot_run() {
-	local c binds=()
+	local c ovl='' binds=()
 	c=$(ue_chroot_dir "$1"); shift
-	while [ "${1:-}" = --bind ]; do binds+=("$2"); shift 2; done
+	while :; do
+		case ${1:-} in
+		--overlay) ovl=$2 ;;
+		--bind) binds+=("$2") ;;
+		*) break ;;
+		esac
+		shift 2
+	done
 	# shellcheck disable=SC2016
 	unshare -m --propagation private bash -c '
-		c=$1; shift
+		c=$1 ovl=$2; shift 2
+		if [ -n "$ovl" ]; then
+			mkdir -p "$ovl/upper" "$ovl/work" "$ovl/root" &&
+			mount -t overlay overlay -o "lowerdir=$c,upperdir=$ovl/upper,workdir=$ovl/work" \
+				"$ovl/root" || exit 125
+			c=$ovl/root
+		fi
 		mount -t proc proc "$c/proc" && mount --bind /dev "$c/dev" || exit 125
 		while [ "$1" != -- ]; do
-			mkdir -p "$c$1" && mount --bind "$1" "$c$1" || exit 125
+			src=${1%%:*} at=${1#*:}
+			mkdir -p "$c$at" && mount --bind "$src" "$c$at" || exit 125
 			shift
 		done
 		shift
@@ -36,7 +52,7 @@ ue_chroot_run() {
 		# the rest with the PATH it sets.
 		exec chroot "$c" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
-	' ue-chroot "$c" "$UE_CACHE" "${binds[@]}" -- "$@"
+	' ue-chroot "$c" "$ovl" "$UE_CACHE:$UE_CACHE" "${binds[@]}" -- "$@"
 }
 
 # ue_chroot_make RELEASE: create the chroot (once), its apt lists fresh.
@@ -112,4 +128,21 @@ ue_chroot_headers() {
 			return 0
 		}
 	done
+}
+
+# ue_chroot_pkgs RELEASE PKG...: these packages installed in the cached
+# chroot (the tools of the install test: autopkgtest, autodep8).
+ue_chroot_pkgs() {
+	local r=$1 c missing
+	shift
+	c=$(ue_chroot_dir "$r")
+	missing=$(ue_chroot_run "$r" dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null |
+		awk '!/ok installed/ { print $1 }')
+	# (dpkg-query names nothing it never heard of)
+	[ "$(ue_chroot_run "$r" dpkg-query -W "$@" 2>/dev/null | wc -l)" = $# ] || missing="$*"
+	[ -n "$missing" ] || return 0
+	log "installing $missing in the $r chroot"
+	# shellcheck disable=SC2086
+	ue_chroot_run "$r" apt-get -y -q install --no-install-recommends $missing >>"$c.apt.log" 2>&1 ||
+		{ log "apt-get install $missing in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
 }
