@@ -22,8 +22,7 @@ check() { # case detail-if-failed command...
 # --- dkms.conf, sourced by bash as dkms does, from elsewhere -----------------
 # conf_vars FILE: the variables dkms reads, one "NAME=value" a line.
 conf_vars() {
-	(cd / && bash -c '. "$1" && for v in PACKAGE_NAME PACKAGE_VERSION AUTOINSTALL CLEAN \
-		BUILD_EXCLUSIVE_CONFIG; do echo "$v=${!v}"; done &&
+	(cd / && bash -c '. "$1" && for v in PACKAGE_NAME PACKAGE_VERSION AUTOINSTALL CLEAN; do echo "$v=${!v}"; done &&
 		echo "BUILT_MODULE_NAME0=${BUILT_MODULE_NAME[0]}" &&
 		echo "DEST_MODULE_LOCATION0=${DEST_MODULE_LOCATION[0]}" &&
 		echo "MAKE0=${MAKE[0]}"' conf "$1")
@@ -41,15 +40,28 @@ expect_vars() { # FILE
 }
 check dkms_conf_checkout "variables of the checkout's dkms.conf" expect_vars "$root/dkms.conf"
 
-# BUILD_EXCLUSIVE_CONFIG: !CONFIG_USER_EVENTS and exactly what the build requires.
-exclusive_matches() {
-	local want have
-	want=$( (echo '!CONFIG_USER_EVENTS'; sed -n 's/^need \(CONFIG_[A-Z0-9_]*\) .*/\1/p' \
-		"$root/scripts/check-kernel.sh") | sort)
-	have=$(conf_vars "$root/dkms.conf" | sed -n 's/^BUILD_EXCLUSIVE_CONFIG=//p' | tr ' ' '\n' | sort)
-	[ -n "$have" ] && [ "$want" = "$have" ]
+# A kernel is skipped (BUILD_EXCLUSIVE_KERNEL set) exactly when
+# scripts/check-kernel.sh refuses it: dkms.conf read as DKMS reads it for a
+# kernel, with kernel_source_dir set. (No BUILD_EXCLUSIVE_CONFIG line at
+# all: dh_dkms would make the package depend on a DKMS Debian 11 lacks.)
+excl_of() { # KERNEL-SOURCE-DIR: what dkms.conf sets BUILD_EXCLUSIVE_KERNEL to
+	(cd / && kernel_source_dir=$1 bash -c '. "$1" && echo "${BUILD_EXCLUSIVE_KERNEL-unset}"' conf "$root/dkms.conf")
 }
-check dkms_conf_exclusive "BUILD_EXCLUSIVE_CONFIG differs from scripts/check-kernel.sh" exclusive_matches
+fakekdir() { # DIR [DROP-OPTION] [ADD-LINE]: a copy of KDIR's configuration, edited
+	mkdir -p "$1/include/config"
+	grep -v "^${2:-NONE}=" "$kdir/include/config/auto.conf" >"$1/include/config/auto.conf"
+	[ -z "${3:-}" ] || echo "$3" >>"$1/include/config/auto.conf"
+}
+fakekdir "$work/k-builtin" NONE CONFIG_USER_EVENTS=y
+fakekdir "$work/k-nokprobes" CONFIG_KPROBES
+check dkms_conf_builds_suitable "BUILD_EXCLUSIVE_KERNEL '$(excl_of "$kdir")' for $release" \
+	test "$(excl_of "$kdir")" = unset
+check dkms_conf_skips_builtin "BUILD_EXCLUSIVE_KERNEL '$(excl_of "$work/k-builtin")' for a USER_EVENTS=y kernel" \
+	test "$(excl_of "$work/k-builtin")" = '^$'
+check dkms_conf_skips_unsuitable "BUILD_EXCLUSIVE_KERNEL '$(excl_of "$work/k-nokprobes")' without KPROBES" \
+	test "$(excl_of "$work/k-nokprobes")" = '^$'
+check dkms_conf_no_config_directive "dkms.conf has a BUILD_EXCLUSIVE_CONFIG= line" \
+	sh -c "! grep -q 'BUILD_EXCLUSIVE_CONFIG=' '$root/dkms.conf'"
 
 # --- make deb, on a copy of the checkout ---------------------------------------
 copy=$work/tree
@@ -82,6 +94,9 @@ if [ -f "$deb" ]; then
 		"$(printf 'Package: user-events-dkms\nVersion: %s\nArchitecture: all' "$version")" ] &&
 		dpkg-deb -f "$deb" Depends | grep -q '^dkms\b'; }
 	check deb_control "Package/Version/Architecture/Depends" fields
+	# Debian 11 has DKMS 2.8 (the install test installs the .deb there).
+	check deb_depends_dkms_2 "Depends: $(dpkg-deb -f "$deb" Depends 2>&1), want dkms (>= 2.1.0.0)" \
+		sh -c "dpkg-deb -f '$deb' Depends | tr ',' '\n' | grep -qx ' *dkms (>= 2.1.0.0)'"
 	dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./postinst >"$work/postinst" 2>/dev/null
 	check deb_postinst_modprobe "postinst does not try modprobe user_events" \
 		grep -q 'modprobe user_events' "$work/postinst"
