@@ -133,6 +133,7 @@ for r in "${rels[@]}"; do
 	mkdir -p "$ir/tests"
 	cp "$root/tests/userspace/lib.sh" "$ir/tests/"
 	cp "$example" "$ir/example"
+	cp "$(dirname "$example")/ue_keyhold" "$ir/ue_keyhold"
 	cp "$root/VERSION" "$ir/modules/VERSION"
 	# busybox insmod takes the plain ELF file (Debian compresses modules
 	# from 6.x kernels configured so; DKMS then does the same).
