@@ -675,8 +675,16 @@ int ue_events_init(void)
 	ue_wq = alloc_workqueue("user_events", UE_WQ_PERCPU, 0);
 	if (!ue_wq)
 		return -ENOMEM;
-	/* Unbound: a fault stuck on user space holds no CPU's worker. */
-	ue_fault_wq = alloc_workqueue("user_events_fault", WQ_UNBOUND, 0);
+	/*
+	 * Per-CPU, as upstream's system_wq: the fault-in then runs on the CPU
+	 * of the state change, so a task that turned an event off and returns
+	 * to user space is preempted by it there and sees its own bit already
+	 * cleared (the upstream selftest abi_test user.forks reads it at once;
+	 * with an unbound queue the worker ran on the other CPU and the test
+	 * sometimes read the old bit). A fault stuck on user space only puts
+	 * its worker to sleep: the pool starts another for the next item.
+	 */
+	ue_fault_wq = alloc_workqueue("user_events_fault", UE_WQ_PERCPU, 0);
 	if (!ue_fault_wq) {
 		destroy_workqueue(ue_wq);
 		return -ENOMEM;
