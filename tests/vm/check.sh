@@ -268,10 +268,15 @@ for k in $kernels; do
 	}
 	mkdir -p "$build/$k"
 	say "$k: building module"
-	if build_module "$k" "$build/$k/mod" && \
-	   build_module "$k" "$build/$k/twin" UE_MODNAME=user_events_twin && \
-	   build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1 && \
-	   build_module "$k" "$build/$k/race" UE_MODNAME=user_events_race UE_TEST_RACE=1; then
+	# The four builds at once: each is mostly kbuild's serial steps.
+	pids=()
+	build_module "$k" "$build/$k/mod" & pids+=($!)
+	build_module "$k" "$build/$k/twin" UE_MODNAME=user_events_twin & pids+=($!)
+	build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1 & pids+=($!)
+	build_module "$k" "$build/$k/race" UE_MODNAME=user_events_race UE_TEST_RACE=1 & pids+=($!)
+	built=1
+	for p in "${pids[@]}"; do wait "$p" || built=0; done
+	if [ $built = 1 ]; then
 		record "$k build pass module"
 	else
 		record "$k build fail module see $build/$k/mod.log, twin.log, skew.log or race.log"
