@@ -50,7 +50,7 @@ ue_progs_bench=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@]}"
 		"${ue_progs_deb[@]}" apt-get apt-cache dpkg-query g++ ldd dkms lintian
 		openssl modinfo depmod perf trace-cmd git debootstrap unshare chroot mount
-		curl xargs)
+		curl xargs renice)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 # make: the module build, with nothing but the kernel's headers package
 # (pahole comes with it where the kernel's BTF step wants it: 6.12's

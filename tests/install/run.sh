@@ -8,11 +8,14 @@
 #     kernel upgrade, remove and purge, a package upgrade, autopkgtest;
 #   - then each kernel booted in QEMU with the .ko DKMS built for it, and a
 #     smoke test (tests/install/smoke-init).
+# make check runs the two phases apart: the steps beside the other VMs
+# (PHASE "steps"), the boots after them ("boot", in the WORKDIR the steps
+# left).
 # The .debs are built once per run, in WORKDIR/../debs: this tree's, and the
 # previous release's (the newest tag's tree; without a tag, this tree as
 # VERSION~prev1, which a NOTE line says).
 #
-# Usage: run.sh WORKDIR EXAMPLE-BINARY NOTES RELEASE KERNEL...
+# Usage: run.sh steps|boot WORKDIR EXAMPLE-BINARY NOTES RELEASE KERNEL...
 #   (KERNEL: short names of kernels.list rows of RELEASE)
 # Prints "<kernel> install pass|fail <case> [detail]" lines ("host" with
 # "<release>." before the case for the package-level checks); progress goes
@@ -26,8 +29,8 @@ UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 . "$vmdir/vm-lib.sh"
 . "$vmdir/apt-lib.sh"
 . "$vmdir/chroot-lib.sh"
-work=$1 example=$2 notes=$3 release=$4
-shift 4
+phase=$1 work=$2 example=$3 notes=$4 release=$5
+shift 5
 version=$(cat "$root/VERSION")
 vm_timeout=${UE_VM_TIMEOUT:-600}
 debs=$(dirname "$work")/debs
@@ -49,119 +52,129 @@ for k in "$@"; do
 done
 
 # --- the .debs: this tree's and the previous release's (once per run) ----------
-# make_deb TREE: make deb in a copy of TREE (its debian/changelog names the version).
-make_deb() {
-	make -C "$1" deb >"$1.deb.log" 2>&1 && cp "$1"/build/deb/*.deb "$debs/"
+steps() {
+	# make_deb TREE: make deb in a copy of TREE (its debian/changelog names the version).
+	make_deb() {
+		make -C "$1" deb >"$1.deb.log" 2>&1 && cp "$1"/build/deb/*.deb "$debs/"
+	}
+	if [ ! -f "$debs/.done" ]; then
+		rm -rf "$debs" && mkdir -p "$debs"
+		mkdir -p "$debs/src"
+		cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,debian} "$debs/src/"
+		tag=$(git -C "$root" describe --tags --abbrev=0 2>/dev/null)
+		mkdir -p "$debs/prev"
+		if [ -n "$tag" ]; then
+			git -C "$root" archive "$tag" | tar -x -C "$debs/prev"
+			prev=$(cat "$debs/prev/VERSION")
+			echo "NOTE install: the package upgrade starts from $tag ($prev)" >>"$notes"
+		else
+			cp -a "$debs/src/." "$debs/prev/"
+			prev=$version~prev1
+			echo "$prev" >"$debs/prev/VERSION"
+			sed -i "1s/([^)]*)/($prev)/" "$debs/prev/debian/changelog"
+			echo "NOTE install: no release tag: the package upgrade starts from this tree built as $prev" >>"$notes"
+		fi
+		log "building the .debs of $version and $prev"
+		if make_deb "$debs/src" && make_deb "$debs/prev"; then
+			echo "$prev" >"$debs/.done"
+		else
+			hres fail debs_built "see $debs/src.deb.log and $debs/prev.deb.log"
+			exit 0
+		fi
+		# autopkgtest reads the source tree: without what a build left in it.
+		rm -rf "$debs/src/build" "$debs/prev"
+	fi
+	prev=$(cat "$debs/.done")
+
+	# --- the further kernel of the kernel upgrade --------------------------------
+	# The cloud flavour of the release's first kernel whose cloud flavour no row
+	# tests (5.10 on bullseye, 6.12 on bookworm, 7.3 on trixie, unstable's).
+	further=
+	for r in "${rels[@]}"; do
+		b=${r%-amd64}; b=${b%-rt}; b=${b%-cloud}
+		case " ${rels[*]} " in *" $b-cloud-amd64 "*) continue ;; esac
+		further=linux-headers-$b-cloud-amd64
+		break
+	done
+	[ -n "$further" ] || { hres fail further_kernel "every kernel of $release has its cloud flavour tested"; exit 0; }
+
+	# --- the steps in the chroot: in an overlay, thrown away afterwards --------------
+	ue_chroot_pkgs "$release" autopkgtest autodep8 2>"$work.tools.log" ||
+		{ hres fail tools "$(tail -1 "$work.tools.log")"; exit 0; }
+	rm -rf "$work" && mkdir -p "$work/debs" "$work/src"
+	cp "$debs"/*.deb "$work/debs/"
+	cp -a "$debs/src/." "$work/src/"
+	cp "$here/in-chroot.sh" "$work/"
+	arch=$UE_CACHE/chroots/$release.archives
+	mkdir -p "$arch/partial"
+	log "in an overlay over the $release chroot: install, kernel upgrade ($further), purge, upgrade from $prev, autopkgtest"
+	t0=$(date +%s)
+	ue_chroot_run "$release" --overlay "$work/overlay" --bind "$work" \
+		--bind "$arch:/var/cache/apt/archives" \
+		bash "$work/in-chroot.sh" "$work" "$version" "$prev" "$further" "${rels[@]}" \
+		>"$work/results" 2>"$work/in-chroot.log"
+	rc=$?
+	log "chroot steps done in $(( $(date +%s) - t0 ))s (status $rc; logs: $work/)"
+	rm -rf "$work/overlay"
+	[ $rc = 0 ] || hres fail chroot_steps "in-chroot.sh status $rc, see $work/in-chroot.log"
+	while read -r what a b c d; do
+		case $what in
+		P) result host "$a" "$release.$b" "$c${d:+ $d}" ;;
+		K)	# (the further kernel is no row: its checks are the release's)
+			if [ -n "${row[$a]:-}" ]; then result "${row[$a]}" "$b" "$c" "${d:-}"
+			else result host "$b" "$release.$c" "($a)${d:+ $d}"; fi ;;
+		esac
+	done <"$work/results"
 }
-if [ ! -f "$debs/.done" ]; then
-	rm -rf "$debs" && mkdir -p "$debs"
-	mkdir -p "$debs/src"
-	cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,debian} "$debs/src/"
-	tag=$(git -C "$root" describe --tags --abbrev=0 2>/dev/null)
-	mkdir -p "$debs/prev"
-	if [ -n "$tag" ]; then
-		git -C "$root" archive "$tag" | tar -x -C "$debs/prev"
-		prev=$(cat "$debs/prev/VERSION")
-		echo "NOTE install: the package upgrade starts from $tag ($prev)" >>"$notes"
-	else
-		cp -a "$debs/src/." "$debs/prev/"
-		prev=$version~prev1
-		echo "$prev" >"$debs/prev/VERSION"
-		sed -i "1s/([^)]*)/($prev)/" "$debs/prev/debian/changelog"
-		echo "NOTE install: no release tag: the package upgrade starts from this tree built as $prev" >>"$notes"
-	fi
-	log "building the .debs of $version and $prev"
-	if make_deb "$debs/src" && make_deb "$debs/prev"; then
-		echo "$prev" >"$debs/.done"
-	else
-		hres fail debs_built "see $debs/src.deb.log and $debs/prev.deb.log"
-		exit 0
-	fi
-	# autopkgtest reads the source tree: without what a build left in it.
-	rm -rf "$debs/src/build" "$debs/prev"
-fi
-prev=$(cat "$debs/.done")
-
-# --- the further kernel of the kernel upgrade --------------------------------
-# The cloud flavour of the release's first kernel whose cloud flavour no row
-# tests (5.10 on bullseye, 6.12 on bookworm, 7.3 on trixie, unstable's).
-further=
-for r in "${rels[@]}"; do
-	b=${r%-amd64}; b=${b%-rt}; b=${b%-cloud}
-	case " ${rels[*]} " in *" $b-cloud-amd64 "*) continue ;; esac
-	further=linux-headers-$b-cloud-amd64
-	break
-done
-[ -n "$further" ] || { hres fail further_kernel "every kernel of $release has its cloud flavour tested"; exit 0; }
-
-# --- the steps in the chroot: in an overlay, thrown away afterwards --------------
-ue_chroot_pkgs "$release" autopkgtest autodep8 2>"$work.tools.log" ||
-	{ hres fail tools "$(tail -1 "$work.tools.log")"; exit 0; }
-rm -rf "$work" && mkdir -p "$work/debs" "$work/src"
-cp "$debs"/*.deb "$work/debs/"
-cp -a "$debs/src/." "$work/src/"
-cp "$here/in-chroot.sh" "$work/"
-arch=$UE_CACHE/chroots/$release.archives
-mkdir -p "$arch/partial"
-log "in an overlay over the $release chroot: install, kernel upgrade ($further), purge, upgrade from $prev, autopkgtest"
-t0=$(date +%s)
-ue_chroot_run "$release" --overlay "$work/overlay" --bind "$work" \
-	--bind "$arch:/var/cache/apt/archives" \
-	bash "$work/in-chroot.sh" "$work" "$version" "$prev" "$further" "${rels[@]}" \
-	>"$work/results" 2>"$work/in-chroot.log"
-rc=$?
-log "chroot steps done in $(( $(date +%s) - t0 ))s (status $rc; logs: $work/)"
-rm -rf "$work/overlay"
-[ $rc = 0 ] || hres fail chroot_steps "in-chroot.sh status $rc, see $work/in-chroot.log"
-while read -r what a b c d; do
-	case $what in
-	P) result host "$a" "$release.$b" "$c${d:+ $d}" ;;
-	K)	# (the further kernel is no row: its checks are the release's)
-		if [ -n "${row[$a]:-}" ]; then result "${row[$a]}" "$b" "$c" "${d:-}"
-		else result host "$b" "$release.$c" "($a)${d:+ $d}"; fi ;;
-	esac
-done <"$work/results"
 
 # --- each kernel booted with the module DKMS built for it -------------------------
-for r in "${rels[@]}"; do
-	k=${row[$r]}
-	ko=$(ls "$work/ko/$r".* 2>/dev/null | head -1)
-	[ -n "$ko" ] || { result "$k" fail vm_module "DKMS built no module for $r"; continue; }
-	ir=$work/$k/initramfs
-	mkdir -p "$work/$k"
-	ue_initramfs_skeleton "$ir" "$here/smoke-init"
-	mkdir -p "$ir/tests"
-	cp "$root/tests/userspace/lib.sh" "$ir/tests/"
-	cp "$example" "$ir/example"
-	cp "$(dirname "$example")/ue_keyhold" "$ir/ue_keyhold"
-	cp "$root/VERSION" "$ir/modules/VERSION"
-	# busybox insmod takes the plain ELF file (Debian compresses modules
-	# from 6.x kernels configured so; DKMS then does the same).
-	case $ko in
-	*.xz) xz -dc "$ko" ;;
-	*.zst) zstd -dcq "$ko" ;;
-	*.gz) gzip -dc "$ko" ;;
-	*) cat "$ko" ;;
-	esac >"$ir/modules/user_events.ko"
-	ue_initramfs_pack "$ir" "$work/$k/initrd.gz"
-	log "$k: booting $r with the module DKMS built"
-	console=$work/$k/console.log
-	ue_boot "$UE_CACHE/kernels/$k" "$work/$k/initrd.gz" "$console" "$vm_timeout"
-	rc=$?
-	tr -d '\r' <"$console" >"$console.txt" 2>/dev/null || : >"$console.txt"
-	if grep -q '^UE-DONE' "$console.txt"; then
-		result "$k" pass vm_finished
-	else
-		result "$k" fail vm_finished "qemu status $rc, see $console.txt"
-	fi
-	grep '^UE-RESULT install ' "$console.txt" | while read -r _ _ verdict rest; do
-		echo "$k install $verdict $rest"
+boot() {
+	for r in "${rels[@]}"; do
+		k=${row[$r]}
+		ko=$(ls "$work/ko/$r".* 2>/dev/null | head -1)
+		[ -n "$ko" ] || { result "$k" fail vm_module "DKMS built no module for $r"; continue; }
+		ir=$work/$k/initramfs
+		mkdir -p "$work/$k"
+		ue_initramfs_skeleton "$ir" "$here/smoke-init"
+		mkdir -p "$ir/tests"
+		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
+		cp "$example" "$ir/example"
+		cp "$(dirname "$example")/ue_keyhold" "$ir/ue_keyhold"
+		cp "$root/VERSION" "$ir/modules/VERSION"
+		# busybox insmod takes the plain ELF file (Debian compresses modules
+		# from 6.x kernels configured so; DKMS then does the same).
+		case $ko in
+		*.xz) xz -dc "$ko" ;;
+		*.zst) zstd -dcq "$ko" ;;
+		*.gz) gzip -dc "$ko" ;;
+		*) cat "$ko" ;;
+		esac >"$ir/modules/user_events.ko"
+		ue_initramfs_pack "$ir" "$work/$k/initrd.gz"
+		log "$k: booting $r with the module DKMS built"
+		console=$work/$k/console.log
+		ue_boot "$UE_CACHE/kernels/$k" "$work/$k/initrd.gz" "$console" "$vm_timeout"
+		rc=$?
+		tr -d '\r' <"$console" >"$console.txt" 2>/dev/null || : >"$console.txt"
+		if grep -q '^UE-DONE' "$console.txt"; then
+			result "$k" pass vm_finished
+		else
+			result "$k" fail vm_finished "qemu status $rc, see $console.txt"
+		fi
+		grep '^UE-RESULT install ' "$console.txt" | while read -r _ _ verdict rest; do
+			echo "$k install $verdict $rest"
+		done
+		splats=$(ue_splats "$console.txt")
+		if [ -n "$splats" ]; then
+			result "$k" fail vm_no_kernel_splat "$(echo "$splats" | head -3 | tr '\n' '|')"
+		else
+			result "$k" pass vm_no_kernel_splat
+		fi
 	done
-	splats=$(ue_splats "$console.txt")
-	if [ -n "$splats" ]; then
-		result "$k" fail vm_no_kernel_splat "$(echo "$splats" | head -3 | tr '\n' '|')"
-	else
-		result "$k" pass vm_no_kernel_splat
-	fi
-done
+}
+
+case $phase in
+steps) steps ;;
+boot) boot ;;
+*) hres fail usage "phase '$phase', want steps or boot" ;;
+esac
 exit 0

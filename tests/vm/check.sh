@@ -91,7 +91,7 @@ fetch_row() {
 		echo "$1 fetch fail kernel could not be fetched: $(tail -1 "$build/fetch-$1.log")"
 	fi
 }
-# Three downloads at a time; the chroots and the debug kernel go on meanwhile.
+# Three downloads at a time; the chroots go on meanwhile.
 say "fetching kernels into $UE_CACHE"
 for k in "${!krel[@]}"; do echo "$k"; done | sort |
 	xargs -r -P 3 -I{} bash -c "$(declare -f fetch_row); vmdir=$vmdir build=$build; fetch_row {}" \
@@ -102,18 +102,105 @@ releases=$(printf '%s\n' "${krel[@]}" | sort -u)
 	ue_chroot_make "$r" >"$build/chroot-$r.log" 2>&1 && echo "$r" >>"$build/chroots.ok"
 done) &
 chroot_pid=$!
-for k in debug debug-newest; do
-	[[ " $kernels " == *" $k "* ]] || continue
-	say "building the $k test kernel (cached after the first time)"
-	if d=$("$root/tests/kernel/build.sh" "$k"); then
-		kroot[$k]=$d klevel[$k]=full
-		record "$k fetch pass kernel"
-		read -r spkg sver <"$d/source"
-		echo "$k ours tests/kernel $spkg $(cat "$d/release") $sver full" >>"$lock"
-	else
-		record "$k fetch fail kernel could not be built"
+# linux-source-6.12 (checkpatch, the selftests, the debug kernel), before
+# the debug kernels' chain below unpacks it too.
+say "fetching linux-source-6.12 (checkpatch, selftests, debug kernel)"
+if srctree=$("$vmdir/fetch-source.sh"); then
+	record "host fetch pass linux-source"
+else
+	srctree=
+	record "host fetch fail linux-source could not be fetched"
+fi
+
+# --- the work beside the VMs -------------------------------------------------
+# A VM keeps one host core busy most of the time, the other mostly idle.
+# What no VM waits for runs beside them, niced so that the VMs go first:
+# the debug kernels (a cold build takes minutes) from here on, and, once
+# the chroots have their headers, every module build (a kernel ahead of
+# its VM), the host checks and the install test's steps in the chroots.
+# Each kernel's modules end in $build/<kernel>.ready ("ok" or "fail"),
+# which its VM waits for (ue_wait_ready).
+background() { renice -n 10 -p "$BASHPID" >/dev/null; }
+
+# build_module KERNEL OUTDIR [make vars...]: a Debian kernel's module is
+# built in its release's chroot against /usr/src/linux-headers-<release>,
+# installed there by apt-get as on a user's machine (with the compiler the
+# headers depend on); ours on this machine.
+build_module() {
+	local k=$1 out=$2 r=${krel[$1]:-}; shift 2
+	if [ -z "$r" ]; then
+		ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
+		return
 	fi
+	rm -rf "$out"; mkdir -p "$out"
+	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
+		"$root/include" "$root/scripts" "$out/"
+	ue_chroot_run "$r" --bind "$build" make -j"$(nproc)" -C "$out" \
+		KDIR="/usr/src/linux-headers-$(cat "${kroot[$k]}/release")" "$@" >"$out.log" 2>&1
+}
+
+# build_kernel KERNEL: its four module variants (and, on a debug kernel, the
+# KUnit module), recorded; then $build/KERNEL.ready.
+build_kernel() {
+	local k=$1 pids=() p built=1 ko
+	mkdir -p "$build/$k"
+	say "$k: building module"
+	# The four builds at once: each is mostly kbuild's serial steps.
+	build_module "$k" "$build/$k/mod" & pids+=($!)
+	build_module "$k" "$build/$k/twin" UE_MODNAME=user_events_twin & pids+=($!)
+	build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1 & pids+=($!)
+	build_module "$k" "$build/$k/race" UE_MODNAME=user_events_race UE_TEST_RACE=1 & pids+=($!)
+	for p in "${pids[@]}"; do wait "$p" || built=0; done
+	if [ $built = 1 ]; then
+		record "$k build pass module"
+	else
+		record "$k build fail module see $build/$k/mod.log, twin.log, skew.log or race.log"
+		echo fail >"$build/$k.ready"
+		return
+	fi
+	if [ "$k" != "${k#debug}" ]; then
+		# The KUnit module needs the tree's layout (it includes src/).
+		ko=$build/$k/kunit
+		rm -rf "$ko"; mkdir -p "$ko/tests"
+		cp -a "$root/src" "$root/include" "$ko/"
+		cp -a "$root/tests/kunit" "$ko/tests/"
+		if make -C "$(cat "${kroot[$k]}/kdir")" M="$ko/tests/kunit" modules \
+			>"$ko.log" 2>&1; then
+			record "$k build pass kunit_module"
+		else
+			record "$k build fail kunit_module see $ko.log"
+			echo fail >"$build/$k.ready"
+			return
+		fi
+	fi
+	echo ok >"$build/$k.ready"
+}
+
+# The debug kernels (ours, tests/kernel/), then their modules; the kernel's
+# directory in $build/KERNEL.kroot.
+debug_kernels=
+for k in debug debug-newest; do
+	[[ " $kernels " == *" $k "* ]] && debug_kernels="$debug_kernels $k" klevel[$k]=full
 done
+(
+	background
+	for k in $debug_kernels; do
+		say "building the $k test kernel (cached after the first time)"
+		if d=$("$root/tests/kernel/build.sh" "$k"); then
+			record "$k fetch pass kernel"
+			read -r spkg sver <"$d/source"
+			echo "$k ours tests/kernel $spkg $(cat "$d/release") $sver full" >>"$lock"
+			echo "$d" >"$build/$k.kroot"
+			kroot[$k]=$d
+			build_kernel "$k"
+		else
+			record "$k fetch fail kernel could not be built"
+			echo fail >"$build/$k.ready"
+		fi
+	done
+) &
+debug_pid=$!
+
 wait $fetch_pid
 cat "$build/fetch.results" >>"$results"
 for k in "${!krel[@]}"; do
@@ -137,30 +224,25 @@ host_check() {
 		record "host $(basename "$1" .sh) fail ran exit status $rc, $(echo "$out" | grep -c .) result lines"
 	fi
 }
-say "fetching linux-source-6.12 (checkpatch, selftests)"
-if srctree=$("$vmdir/fetch-source.sh"); then
-	record "host fetch pass linux-source"
-	sample=
-	# (a bookworm kernel's headers, which this machine's compiler builds for)
-	for k in $(for k in $kernels; do [ "${krel[$k]:-}" = bookworm ] && echo "$k"; done) $kernels; do
-		[ -n "${kroot[$k]:-}" ] && {
-			sample=$(cat "${kroot[$k]}/kdir") sample_release=$(cat "${kroot[$k]}/release")
-			break
-		}
-	done
+# host_checks KDIR RELEASE: the style, kbuild and packaging checks, with a
+# kernel's headers to take a configuration from.
+host_checks() {
 	say "host checks: dependencies (tests/deps.sh)"
 	host_check "$root/tests/host/deps.sh" "$lock"
-	if [ -n "$sample" ]; then
-		say "host checks"
-		host_check "$root/tests/host/run.sh" "$srctree" "$sample"
-		say "host checks: packaging (make deb, lintian, dkms for $sample_release)"
-		host_check "$root/tests/host/package.sh" "$sample" "$sample_release"
-	else
-		record "host kbuild fail no_kernel no fetched kernel to take a configuration from"
-	fi
-else
-	record "host fetch fail linux-source could not be fetched"
-fi
+	[ -n "$srctree" ] || return 0
+	say "host checks"
+	host_check "$root/tests/host/run.sh" "$srctree" "$1"
+	say "host checks: packaging (make deb, lintian, dkms for $2)"
+	host_check "$root/tests/host/package.sh" "$1" "$2"
+}
+# (a bookworm kernel's headers, which this machine's compiler builds for)
+sample=
+for k in $(for k in $kernels; do [ "${krel[$k]:-}" = bookworm ] && echo "$k"; done) $kernels; do
+	[ -n "${kroot[$k]:-}" ] && {
+		sample=$(cat "${kroot[$k]}/kdir") sample_release=$(cat "${kroot[$k]}/release")
+		break
+	}
+done
 
 # --- upstream selftests, built from linux-source (never committed) ----------
 sbin=$build/selftests
@@ -231,22 +313,6 @@ else
 fi
 
 # --- per kernel ---------------------------------------------------------------
-# A Debian kernel's module is built in its release's chroot against
-# /usr/src/linux-headers-<release>, installed there by apt-get as on a user's
-# machine (with the compiler the headers depend on); ours on this machine.
-build_module() { # kernel outdir [make vars...]
-	local k=$1 out=$2 r=${krel[$1]:-}; shift 2
-	if [ -z "$r" ]; then
-		ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
-		return
-	fi
-	rm -rf "$out"; mkdir -p "$out"
-	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
-		"$root/include" "$root/scripts" "$out/"
-	ue_chroot_run "$r" --bind "$build" make -j"$(nproc)" -C "$out" \
-		KDIR="/usr/src/linux-headers-$(cat "${kroot[$k]}/release")" "$@" >"$out.log" 2>&1
-}
-
 # The headers of each release's rows, in its chroot.
 for r in $releases; do
 	grep -qx "$r" "$build/chroots.ok" 2>/dev/null || continue
@@ -260,42 +326,61 @@ for r in $releases; do
 		record "host chroot fail $r.headers $(tail -1 "$build/chroot-$r.log")"
 done
 
-for k in $kernels; do
-	grep -q "^$k fetch pass" "$results" || continue
-	[ -z "${krel[$k]:-}" ] || grep -qx "${krel[$k]}" "$build/chroots.ok" 2>/dev/null || {
-		record "$k build fail module no ${krel[$k]} chroot to build in"
-		continue
-	}
-	mkdir -p "$build/$k"
-	say "$k: building module"
-	# The four builds at once: each is mostly kbuild's serial steps.
-	pids=()
-	build_module "$k" "$build/$k/mod" & pids+=($!)
-	build_module "$k" "$build/$k/twin" UE_MODNAME=user_events_twin & pids+=($!)
-	build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1 & pids+=($!)
-	build_module "$k" "$build/$k/race" UE_MODNAME=user_events_race UE_TEST_RACE=1 & pids+=($!)
-	built=1
-	for p in "${pids[@]}"; do wait "$p" || built=0; done
-	if [ $built = 1 ]; then
-		record "$k build pass module"
-	else
-		record "$k build fail module see $build/$k/mod.log, twin.log, skew.log or race.log"
-		continue
-	fi
-	if [ "$k" != "${k#debug}" ]; then
-		# The KUnit module needs the tree's layout (it includes src/).
-		ko=$build/$k/kunit
-		rm -rf "$ko"; mkdir -p "$ko/tests"
-		cp -a "$root/src" "$root/include" "$ko/"
-		cp -a "$root/tests/kunit" "$ko/tests/"
-		if make -C "$(cat "${kroot[$k]}/kdir")" M="$ko/tests/kunit" modules \
-			>"$ko.log" 2>&1; then
-			record "$k build pass kunit_module"
+# The install test's rows of release $1: its kernels whose module built.
+install_rows() {
+	local k
+	for k in $kernels; do
+		[ "${krel[$k]:-}" = "$1" ] && grep -qx "$k build pass module" "$results" && echo "$k"
+	done
+}
+
+# Beside the VMs: the Debian kernels' modules, the host checks, and the
+# install test's steps in each release's chroot (tests/install/run.sh).
+(
+	background
+	for k in $kernels; do
+		[ "$k" = "${k#debug}" ] || continue
+		if ! grep -q "^$k fetch pass" "$results"; then
+			echo fail >"$build/$k.ready"
+		elif [ -n "${krel[$k]:-}" ] && ! grep -qx "${krel[$k]}" "$build/chroots.ok" 2>/dev/null; then
+			record "$k build fail module no ${krel[$k]} chroot to build in"
+			echo fail >"$build/$k.ready"
 		else
-			record "$k build fail kunit_module see $ko.log"
-			continue
+			build_kernel "$k"
 		fi
-	fi
+	done
+	[ -z "$sample" ] || host_checks "$sample" "$sample_release"
+	[ -x "$ubin/example" ] || exit 0
+	for r in $releases; do
+		grep -qx "$r" "$build/chroots.ok" 2>/dev/null || continue
+		rows=$(install_rows "$r")
+		[ -n "$rows" ] || continue
+		say "install test on $r: the .deb with $r's dkms for" $rows", kernel and package upgrades, autopkgtest"
+		t0=$(date +%s)
+		# shellcheck disable=SC2086
+		"$root/tests/install/run.sh" steps "$build/install/$r" "$ubin/example" "$notes" "$r" $rows >>"$results"
+		say "install test on $r: steps done in $(( $(date +%s) - t0 ))s (logs: $build/install/$r/)"
+	done
+) &
+beside_pid=$!
+
+# ue_wait_ready KERNEL: wait until its modules are built (or failed); 0 if built.
+ue_wait_ready() {
+	local k=$1
+	until [ -f "$build/$k.ready" ]; do
+		if ! kill -0 $beside_pid 2>/dev/null && ! kill -0 $debug_pid 2>/dev/null &&
+		   [ ! -f "$build/$k.ready" ]; then
+			record "$k build fail module its build never ended"
+			return 1
+		fi
+		sleep 2
+	done
+	[ "$(cat "$build/$k.ready")" = ok ]
+}
+
+for k in $kernels; do
+	ue_wait_ready "$k" || continue
+	[ -z "${kroot[$k]:-}" ] && kroot[$k]=$(cat "$build/$k.kroot")
 	if [ $ubuild_ok = 1 ]; then
 		record "$k build pass userspace"
 	else
@@ -315,22 +400,29 @@ for k in $kernels; do
 		say "$k: console log kept at $build/$k/console.log.txt"
 	fi
 done
+wait $debug_pid
+wait $beside_pid
+# Only debug kernels: their headers serve the host checks.
+if [ -z "$sample" ]; then
+	for k in $debug_kernels; do
+		[ -f "$build/$k.kroot" ] || continue
+		sample=$(cat "$(cat "$build/$k.kroot")/kdir")
+		host_checks "$sample" "$(cat "$(cat "$build/$k.kroot")/release")"
+		break
+	done
+	[ -n "$sample" ] || record "host kbuild fail no_kernel no kernel to take a configuration from"
+fi
 
-# --- install test: the .deb through each release's apt and DKMS, in an overlay
-# over its chroot; a kernel upgrade, a package upgrade, autopkgtest; then each
-# kernel booted with the module DKMS built for it (tests/install/run.sh) -----
+# --- install test: each kernel booted with the module DKMS built for it in
+# its release's chroot (the steps ran beside the VMs above) ------------------
 if [ -x "$ubin/example" ]; then
 	for r in $releases; do
-		grep -qx "$r" "$build/chroots.ok" 2>/dev/null || continue
-		rows=()
-		for k in $kernels; do
-			[ "${krel[$k]:-}" = "$r" ] && grep -qx "$k build pass module" "$results" && rows+=("$k")
-		done
-		[ ${#rows[@]} -gt 0 ] || continue
-		say "install test on $r: the .deb with $r's dkms for ${rows[*]}, kernel and package upgrades, autopkgtest, boot"
+		[ -d "$build/install/$r" ] || continue
+		rows=$(install_rows "$r")
 		t0=$(date +%s)
-		"$root/tests/install/run.sh" "$build/install/$r" "$ubin/example" "$notes" "$r" "${rows[@]}" >>"$results"
-		say "install test on $r done in $(( $(date +%s) - t0 ))s (logs: $build/install/$r/)"
+		# shellcheck disable=SC2086
+		"$root/tests/install/run.sh" boot "$build/install/$r" "$ubin/example" "$notes" "$r" $rows >>"$results"
+		say "install test on $r: boots done in $(( $(date +%s) - t0 ))s"
 	done
 else
 	record "host install fail example samples/example.c did not build"
