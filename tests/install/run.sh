@@ -152,9 +152,8 @@ boot() {
 		ue_initramfs_pack "$ir" "$work/$k/initrd.gz"
 		log "$k: booting $r with the module DKMS built"
 		console=$work/$k/console.log
-		ue_boot "$UE_CACHE/kernels/$k" "$work/$k/initrd.gz" "$console" "$vm_timeout"
+		ue_boot_checked "$UE_CACHE/kernels/$k" "$work/$k/initrd.gz" "$console" "$vm_timeout" >>"$notes"
 		rc=$?
-		tr -d '\r' <"$console" >"$console.txt" 2>/dev/null || : >"$console.txt"
 		if grep -q '^UE-DONE' "$console.txt"; then
 			result "$k" pass vm_finished
 		else

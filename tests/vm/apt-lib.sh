@@ -95,6 +95,8 @@ ue_release_suites() {
 	[ -n "$mirror" ] || { log "cannot find the Debian mirror URI in this machine's apt configuration"; return 1; }
 	case $1 in
 	sid) echo "$mirror sid" ;;
+	# (not a release: the QEMU of the test VMs, tests/vm/fetch-qemu.sh)
+	qemu) echo "$mirror bookworm-backports" ;;
 	*)
 		[ -n "$sec" ] || { log "cannot find the Debian security mirror URI in this machine's apt configuration"; return 1; }
 		echo "$mirror $1"

@@ -1,7 +1,7 @@
 # The boot stage of make check (sourced by check.sh, bash): the initramfs of
 # a kernel's row and its run in QEMU, read back into result lines. Uses
 # check.sh's globals: root, vmdir, build, ubin, sbin, troot, kroot, klevel,
-# vm_timeout, record.
+# vm_timeout, notes, record.
 
 # The suites of a "short" row (kernels.list: a flavour sibling of a source
 # another row runs in full): the UAPI, loading, refusal and unloading, the
@@ -41,32 +41,12 @@ make_initramfs() { # kernel
 	ue_initramfs_pack "$ir" "$build/$k/initrd.gz"
 }
 
-# qemu_int3 CONSOLE-TEXT: the VM's first splat is QEMU 7.2's stale int3 of
-# multi-threaded TCG in the kernel's own text (docs/testing.md, "Two CPUs"):
-# "Oops: int3" at a RIP outside every module. Prints that RIP.
-qemu_int3() {
-	local first rip
-	first=$(ue_splats "$1" | head -1)
-	rip=$(grep -A8 -m1 'Oops: int3' "$1" | grep -m1 'RIP:' | sed 's/.*RIP: //')
-	[[ $first == *'Oops: int3'* && -n $rip && $rip != *'['* ]] && echo "$rip"
-}
-
 boot_and_run() { # kernel
-	local k=$1 log=$build/$k/console.log kdir rc rip
-	kdir=${kroot[$k]}
-	boot() {
-		ue_boot "$kdir" "$build/$k/initrd.gz" "$log" "$vm_timeout"
-		rc=$?
-		tr -d '\r' <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
-	}
-	boot
-	# That QEMU defect is not the module's: the run is repeated once, said
-	# aloud; a second one, or any other splat, fails as usual.
-	if rip=$(qemu_int3 "$log.txt"); then
-		mv "$log.txt" "$log.int3.txt"
-		say "$k: NOTE: QEMU's stale int3 under multi-threaded TCG ($rip), see docs/testing.md; booting once more (first log: $log.int3.txt)"
-		boot
-	fi
+	local k=$1 log=$build/$k/console.log rc
+	ue_boot_checked "${kroot[$k]}" "$build/$k/initrd.gz" "$log" "$vm_timeout" >"$build/$k/int3.notes"
+	rc=$?
+	while read -r line; do say "$line"; done <"$build/$k/int3.notes"
+	cat "$build/$k/int3.notes" >>"$notes"
 	if [ $rc = 124 ]; then
 		record "$k vm fail finished timed out after ${vm_timeout}s"
 	elif grep -q '^UE-DONE' "$log.txt"; then

@@ -54,11 +54,22 @@ fi
 
 # --- kernels: resolve, fetch -------------------------------------------------
 . "$vmdir/apt-lib.sh"
+# The VMs' QEMU: bookworm-backports' (tests/vm/fetch-qemu.sh says why);
+# where the mirror lacks it, the machine's QEMU 7.2, said aloud.
+if UE_QEMU_ROOT=$("$vmdir/fetch-qemu.sh" 2>"$build/fetch-qemu.log"); then
+	export UE_QEMU_ROOT
+	say "QEMU: $("$UE_QEMU_ROOT/usr/bin/qemu-system-x86_64" --version | head -1) (bookworm-backports, $UE_QEMU_ROOT)"
+else
+	unset UE_QEMU_ROOT
+	echo "NOTE: the VMs run Debian 12's QEMU 7.2, whose stale int3 may fail a VM (docs/testing.md, Two CPUs): $(tail -1 "$build/fetch-qemu.log")" >>"$build/qemu.note"
+	say "QEMU: $(qemu-system-x86_64 --version | head -1) (this machine's: $(tail -1 "$build/fetch-qemu.log"))"
+fi
 . "$vmdir/chroot-lib.sh"
 . "$vmdir/boot-lib.sh"
 log() { printf '== %s\n' "$*"; }
 lock=$build/kernels.lock notes=$build/notes
 : >"$notes"
+[ ! -f "$build/qemu.note" ] || cat "$build/qemu.note" >>"$notes"
 declare -A kroot	# row -> directory with kdir, release, boot/
 declare -A krel		# row -> Debian release whose chroot builds its module
 declare -A klevel	# row -> full or short (kernels.list)

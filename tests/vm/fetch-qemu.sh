@@ -1,0 +1,59 @@
+#!/bin/bash
+# The QEMU of make check's VMs: Debian 12's backport of QEMU 10
+# (bookworm-backports), unpacked into the cache, not installed.
+#
+# Why not Debian 12's own QEMU 7.2: under multi-threaded TCG it sometimes
+# runs a stale int3 after the guest has patched kernel text that the other
+# vCPU executes (a static key or static call switched, at boot or when a
+# tracepoint is enabled), and the guest oopses (docs/testing.md, "Two
+# CPUs"). 10.0 has it too, but far less often: 3000 on/off toggles of
+# sched/sched_wakeup in a boot of Debian's 6.12 oopsed (or hung) 7.2 in 5
+# of 5 boots, 10.0 in 1 of 7 (measured 2026-11-25).
+#
+# The packages come through a private apt state (apt-lib.sh, pseudo-release
+# "qemu": bookworm-backports on the mirror URI of the machine's own apt
+# configuration) and are unpacked under
+#   $UE_CACHE/qemu/<version>/root/
+# Its libraries are Debian 12's, which Debian 12's qemu-system-x86 (in
+# tests/deps.sh) brings. Prints the root; ue_boot (vm-lib.sh) runs
+# ROOT/usr/bin/qemu-system-x86_64 when UE_QEMU_ROOT names it.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+
+log() { printf 'fetch-qemu: %s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+. "$here/apt-lib.sh"
+
+ue_apt_setup qemu || die "no apt lists of bookworm-backports"
+candidate() { ue_apt_cache qemu policy "$1" | awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }'; }
+ver=$(candidate qemu-system-x86)
+[ -n "$ver" ] || die "the mirror's bookworm-backports has no qemu-system-x86"
+dir=$UE_CACHE/qemu/$(echo "$ver" | tr ':~' '__')
+root=$dir/root
+
+if [ ! -f "$dir/.complete" ]; then
+	bios=$(candidate seabios)
+	log "fetching qemu-system-x86 $ver (bookworm-backports)"
+	rm -rf "$dir"
+	mkdir -p "$dir/dl" "$root"
+	(cd "$dir/dl" && ue_apt qemu download "qemu-system-x86=$ver" "qemu-system-common=$ver" \
+		"qemu-system-data=$ver" ${bios:+"seabios=$bios"} >&2) ||
+		die "download of qemu-system-x86 $ver failed"
+	for f in "$dir"/dl/*.deb; do dpkg-deb -x "$f" "$root"; done
+	rm -rf "$dir/dl"
+	# The firmware links are absolute (/usr/share/seabios/...): into the root.
+	while IFS= read -r -d '' l; do
+		t=$(readlink "$l")
+		case $t in /*) ln -sfn "$root$t" "$l" ;; esac
+	done < <(find "$root" -type l -print0)
+	echo "$ver" >"$dir/version"
+	touch "$dir/.complete"
+fi
+bin=$root/usr/bin/qemu-system-x86_64
+missing=$(ldd "$bin" 2>&1 | awk '/not found/ { print $1 }' | tr '\n' ' ')
+[ -z "$missing" ] || die "qemu-system-x86 $ver lacks libraries on this machine: $missing"
+"$bin" --version >/dev/null 2>&1 || die "$bin --version failed"
+echo "$root"
