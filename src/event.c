@@ -24,8 +24,6 @@
 #include "compat/event_fields.h"
 #include "compat/ksyms.h"
 #include "compat/workqueue.h"
-#include "dynevent.h"
-#include "enabler.h"
 #include "event.h"
 #include "race.h"
 #include "ue.h"
@@ -45,6 +43,8 @@ static DECLARE_DELAYED_WORK(ue_orphans_work, ue_orphans_work_fn);
 static u64 ue_multi_id;
 struct workqueue_struct *ue_wq;
 struct workqueue_struct *ue_fault_wq;
+/* Set once at load, before any event exists. */
+static const struct ue_event_hooks *ue_hooks;
 
 static struct trace_event_functions ue_event_funcs = {
 	.trace = ue_event_print,
@@ -183,7 +183,7 @@ static int ue_event_destroy(struct ue_event *ev)
 	ret = ue_call_visible(ev, false);
 	if (ret)
 		return ret;
-	ue_dyn_event_remove(ev);
+	ue_hooks->removed(ev);
 	hash_del(&ev->node);
 	ue_nr_events--;
 	if (ev->orphaned)
@@ -386,7 +386,7 @@ static void ue_event_update_status(struct ue_event *ev)
 		rcu_read_unlock_sched();
 	}
 	WRITE_ONCE(ev->status, status);
-	ue_enablers_update(ev);
+	ue_hooks->status_changed(ev);
 }
 
 /* The core attaches and detaches ftrace and perf here, event_mutex held. */
@@ -583,7 +583,7 @@ static int ue_event_register(struct ue_event *ev)
 	/* The caller's reference, and the event's own if it persists. */
 	refcount_set(&ev->refcnt, (ev->reg_flags & USER_EVENT_REG_PERSIST) ? 2 : 1);
 	hash_add(ue_events, &ev->node, ue_key(ev->reg_name));
-	ue_dyn_event_add(ev);
+	ue_hooks->added(ev);
 	ue_nr_events++;
 	/* Every event pins the module: its callbacks are our code. */
 	__module_get(THIS_MODULE);
@@ -670,8 +670,9 @@ void ue_events_for_each(void (*fn)(struct ue_event *ev, void *arg), void *arg)
 	mutex_unlock(ue_ksym_event_mutex);
 }
 
-int ue_events_init(void)
+int ue_events_init(const struct ue_event_hooks *hooks)
 {
+	ue_hooks = hooks;
 	ue_wq = alloc_workqueue("user_events", UE_WQ_PERCPU, 0);
 	if (!ue_wq)
 		return -ENOMEM;

@@ -118,7 +118,20 @@ void ue_probe_perf(void *data);
 enum print_line_t ue_event_print(struct trace_iterator *iter, int flags,
 				 struct trace_event *event);
 
-int ue_events_init(void);
+/*
+ * What the layers above an event hear of it, each call with event_mutex
+ * held: the dynamic-events layer lists an event from its creation to its
+ * removal, the enabler layer sets enable bits when its status changes.
+ * This file calls no higher layer itself; main.c, which knows them all,
+ * hands their functions to ue_events_init() (issue 14, item 6).
+ */
+struct ue_event_hooks {
+	void (*added)(struct ue_event *ev);
+	void (*removed)(struct ue_event *ev);
+	void (*status_changed)(struct ue_event *ev);
+};
+
+int ue_events_init(const struct ue_event_hooks *hooks);
 void ue_events_exit(void);
 
 #endif /* UE_EVENT_H */

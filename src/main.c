@@ -19,6 +19,13 @@
 #include "sysctl.h"
 #include "write.h"
 
+/* The event layer's calls up into the layers above it (event.h). */
+static const struct ue_event_hooks ue_event_hooks = {
+	.added = ue_dyn_event_add,
+	.removed = ue_dyn_event_remove,
+	.status_changed = ue_enablers_update,
+};
+
 static int __init ue_module_init(void)
 {
 	int ret;
@@ -32,7 +39,7 @@ static int __init ue_module_init(void)
 	ret = ue_write_init();
 	if (ret)
 		return ret;
-	ret = ue_events_init();
+	ret = ue_events_init(&ue_event_hooks);
 	if (ret)
 		goto fail_events;
 	ret = ue_fork_init();
