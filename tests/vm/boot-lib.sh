@@ -5,8 +5,9 @@
 
 # The suites of a "short" row (kernels.list: a flavour sibling of a source
 # another row runs in full): the UAPI, loading, refusal and unloading, the
-# upstream selftests, and the races between two CPUs (enable bits included).
-ue_short_suites="00-uapi 10-module 35-race 50-selftests"
+# upstream selftests, the races between two CPUs (enable bits included),
+# and the seeded ABI fuzzer.
+ue_short_suites="00-uapi 10-module 35-race 45-fuzz 50-selftests"
 
 make_initramfs() { # kernel
 	local k=$1 ir=$build/$k/initramfs t

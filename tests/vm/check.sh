@@ -404,8 +404,10 @@ for k in $kernels; do
 	t0=$(date +%s)
 	boot_and_run "$k"
 	say "$k: VM done in $(( $(date +%s) - t0 ))s"
-	# Informational selftests are not counted: say how many there were.
-	sed -n 's/^UE-INFO selftests summary: /selftests: /p' "$build/$k/console.log.txt" |
+	# Informational selftests are not counted: say how many there were;
+	# and the fuzzer's seed.
+	sed -n -e 's/^UE-INFO selftests summary: /selftests: /p' \
+		-e 's/^UE-INFO \(fuzz seed .*\)/\1/p' "$build/$k/console.log.txt" |
 		while read -r line; do say "$k: $line"; done
 	if grep -q "^$k [^ ]* fail" "$results"; then
 		say "$k: console log kept at $build/$k/console.log.txt"
