@@ -69,6 +69,14 @@ ue_eq skew_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_skew: cann
 ue_eq skew_dmesg_one_line "$(ue_count_dmesg 'user_events_skew:')" 1
 ue_nok skew_not_loaded test -e /sys/module/user_events_skew
 ue_ok files_kept_after_skew test -f $T/user_events_data
+# A kernel that lacks a symbol the module resolves (issue 14, item 5),
+# played by the same build asking for one no kernel has: refused with one
+# line naming it, ENOENT, before the layout check.
+ue_eq missing_symbol_refused \
+	"$(/tests/bin/ue_modctl load $SKEW test_missing_symbol=ue_no_such_symbol)" ENOENT
+ue_eq missing_symbol_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_skew: cannot load: kernel symbol ue_no_such_symbol not found$')" 1
+ue_eq missing_symbol_one_line "$(ue_count_dmesg 'user_events_skew:')" 2
+ue_nok missing_symbol_not_loaded test -e /sys/module/user_events_skew
 
 # An open file pins the module.
 for f in user_events_data user_events_status; do

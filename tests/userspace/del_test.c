@@ -4,6 +4,8 @@
  * (spec 1.10), and releases that are effective before the next register or
  * delete is judged (issue 3, item 12).
  */
+#include <dirent.h>
+
 #include "ue_abi.h"
 
 static __u32 word;
@@ -83,6 +85,61 @@ static void status_and_settle(void)
 	close(fd);
 }
 
+/*
+ * A persistent event at its last reference that perf holds: the core's
+ * removal refuses, and so does DIAG_IOCSDEL, with EBUSY (spec 1.6); once
+ * perf lets go it deletes (issue 14, item 5).
+ */
+static void perf_holds(void)
+{
+	int fd = ue_open_data(), pfd;
+	char buf[4096];
+
+	UE_EQ("perf_hold.reg", ue_reg(fd, "del_perf u32 a", &word, 5,
+				      USER_EVENT_REG_PERSIST, NULL), 0);
+	ue_unreg(fd, &word, 5);
+	close(fd);
+	pfd = ue_perf_open("del_perf");
+	ue_result("perf_hold.perf_open", pfd >= 0, strerror(errno));
+	ue_read_text(TRACEFS "/user_events_status", buf, sizeof(buf));
+	UE_STREQ("perf_hold.status", buf, "del_perf # Used by perf\n\nActive: 1\nBusy: 1\n");
+	fd = ue_open_data();
+	UE_ERRNO("perf_hold.delete_ebusy", ue_del(fd, "del_perf"), EBUSY);
+	UE_EQ("perf_hold.still_there", ue_exists(EVENTS "/del_perf"), 1);
+	close(pfd);
+	UE_EQ("perf_hold.delete_after_close", ue_del(fd, "del_perf"), 0);
+	UE_EQ("perf_hold.gone", ue_exists(EVENTS "/del_perf"), 0);
+	close(fd);
+}
+
+/*
+ * A MULTI_FORMAT event's line in user_events_status is its tracepoint's
+ * name, "<name>.<hex id>", the name of its directory (spec 1.10).
+ */
+static void status_multi(void)
+{
+	int fd = ue_open_data();
+	char buf[4096], want[300], path[200];
+	struct dirent *de;
+	DIR *d;
+
+	UE_EQ("status_multi.reg", ue_reg(fd, "st_multi u32 a", &word, 6,
+					 USER_EVENT_REG_MULTI_FORMAT, NULL), 0);
+	snprintf(want, sizeof(want), "(no directory)");
+	d = opendir(TRACEFS "/events/user_events_multi");
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "st_multi.", 9)) {
+			snprintf(path, sizeof(path), "%.100s", de->d_name);
+			snprintf(want, sizeof(want), "%s\n\nActive: 1\nBusy: 0\n", path);
+		}
+	if (d)
+		closedir(d);
+	ue_read_text(TRACEFS "/user_events_status", buf, sizeof(buf));
+	UE_STREQ("status_multi.line", buf, want);
+	ue_unreg(fd, &word, 6);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -100,6 +157,8 @@ int main(int argc, char **argv)
 	}
 	del_rows();
 	persist();
+	perf_holds();
+	status_multi();
 	status_and_settle();
 	return ue_failures ? 1 : 0;
 }

@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <grp.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -348,6 +350,54 @@ static void multi_delete(void)
 	close(fd);
 }
 
+/*
+ * A name whose variants are not all idle (spec 1.6, issue 14 item 5): the
+ * delete walks the name's variants in the table's order, newest first (as
+ * upstream's hash list), deleting each idle one, and stops with EBUSY at
+ * the first busy one: the newer variants are gone, the busy one and the
+ * older ones stay.
+ */
+static void multi_delete_busy(void)
+{
+	unsigned long long ids[4], sorted[3];
+	__u32 word = 0;
+	int fd = ue_open_data(), n, i, j;
+	int pm = USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT;
+
+	UE_EQ("multibusy.reg_old", ue_reg(fd, "lim_mb u32 a", &word, 0, pm, NULL), 0);
+	UE_EQ("multibusy.reg_busy", ue_reg(fd, "lim_mb u64 b", &word, 1, pm, NULL), 0);
+	UE_EQ("multibusy.reg_new", ue_reg(fd, "lim_mb u16 c", &word, 2, pm, NULL), 0);
+	n = variants("lim_mb", ids, 4);
+	UE_EQ("multibusy.three_variants", n, 3);
+	if (n != 3) {
+		close(fd);
+		return;
+	}
+	/* Ids grow with each new variant: in order, old, busy, new. */
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2 - i; j++)
+			if (ids[j] > ids[j + 1]) {
+				unsigned long long t = ids[j];
+
+				ids[j] = ids[j + 1];
+				ids[j + 1] = t;
+			}
+	memcpy(sorted, ids, sizeof(sorted));
+	/* The old and new ones idle; the middle one keeps its enabler. */
+	ue_unreg(fd, &word, 0);
+	ue_unreg(fd, &word, 2);
+	close(fd);
+	fd = ue_open_data();
+	UE_ERRNO("multibusy.delete_ebusy", ue_del(fd, "lim_mb"), EBUSY);
+	UE_EQ("multibusy.newer_gone", variant_exists("lim_mb", sorted[2]), 0);
+	UE_EQ("multibusy.busy_stays", variant_exists("lim_mb", sorted[1]), 1);
+	UE_EQ("multibusy.older_stays", variant_exists("lim_mb", sorted[0]), 1);
+	UE_EQ("multibusy.unreg_busy", ue_unreg(fd, &word, 1), 0);
+	UE_EQ("multibusy.delete_rest", ue_del(fd, "lim_mb"), 0);
+	UE_EQ("multibusy.all_gone", variants("lim_mb", ids, 4), 0);
+	close(fd);
+}
+
 /* ---- an unprivileged member of the tracing group (spec 1.14) ----------- */
 
 /* A parent and its child take turns: each says when the other may go on. */
@@ -499,6 +549,59 @@ static void member_child(struct turns *t)
 	UE_EQ("member.unreg_multi", ue_unreg(fd, &word, 2), 0);
 	UE_ERRNO("member.unreg_again_enoent", ue_unreg(fd, &word, 0), ENOENT);
 	close(fd);
+}
+
+/*
+ * CAP_PERFMON alone, without CAP_SYS_ADMIN, is what PERSIST, "u:" lines and
+ * deleting a persistent event need (spec 1.14, perfmon_capable(); issue 14
+ * item 5): a member of the group keeping only that capability may do all
+ * three.
+ */
+static void perfmon_child(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[2];
+	static char status[8192];
+	gid_t groups[1] = { MEMBER_GID };
+	static __u32 word;
+	char *cap;
+	int fd, ok;
+
+	ue_failures = 0;
+	memset(c, 0, sizeof(c));
+	c[CAP_TO_INDEX(CAP_PERFMON)].permitted = CAP_TO_MASK(CAP_PERFMON);
+	c[CAP_TO_INDEX(CAP_PERFMON)].effective = CAP_TO_MASK(CAP_PERFMON);
+	ok = !prctl(PR_SET_KEEPCAPS, 1) && !setgroups(1, groups) &&
+	     !setresgid(MEMBER_GID, MEMBER_GID, MEMBER_GID) &&
+	     !setresuid(UNPRIV_UID, UNPRIV_UID, UNPRIV_UID) &&
+	     !syscall(SYS_capset, &h, c);
+	ue_result("perfmon.drop_to_perfmon", ok && geteuid() == UNPRIV_UID, strerror(errno));
+	cap = ue_read_text("/proc/self/status", status, sizeof(status)) < 0 ? NULL :
+	      strstr(status, "CapEff:\t");
+	ue_result("perfmon.only_cap_perfmon",
+		  cap && !strncmp(cap + 8, "0000004000000000\n", 17), cap ? cap : "no CapEff");
+	if (ue_failures)
+		_exit(1);
+
+	fd = ue_open_data();
+	UE_EQ("perfmon.persist", ue_reg(fd, "lim_pm_p u32 a", &word, 0,
+					USER_EVENT_REG_PERSIST, NULL), 0);
+	UE_EQ("perfmon.unreg", ue_unreg(fd, &word, 0), 0);
+	close(fd);
+	fd = ue_open_data();
+	UE_EQ("perfmon.delete_persistent", ue_del(fd, "lim_pm_p"), 0);
+	close(fd);
+	UE_EQ("perfmon.dyn_u_line", ue_write_text(DYNEV, "u:lim_pm_dyn u32 a", O_APPEND), 0);
+	UE_EQ("perfmon.dyn_created", ue_exists(EVENTS "/lim_pm_dyn"), 1);
+	UE_EQ("perfmon.dyn_delete_persistent",
+	      ue_write_text(DYNEV, "-:lim_pm_dyn u32 a", O_APPEND), 0);
+}
+
+static void perfmon(void)
+{
+	ue_in_child(perfmon_child);
+	UE_EQ("perfmon.persistent_gone", ue_exists(EVENTS "/lim_pm_p"), 0);
+	UE_EQ("perfmon.dyn_gone", ue_exists(EVENTS "/lim_pm_dyn"), 0);
 }
 
 static void member(void)
@@ -664,6 +767,7 @@ static void unprivileged(void)
 						    (dyn.st_mode & 07777) | 0060), 0);
 
 	member();
+	perfmon();
 	isolation();
 	outsider("outsider");
 	/* With the root open to all, the file's own mode still refuses. */
@@ -690,6 +794,7 @@ int main(void)
 	persist();
 	multi_format();
 	multi_delete();
+	multi_delete_busy();
 	unprivileged();
 	UE_EQ("no_events_left", active_events(), 0);
 	return ue_failures ? 1 : 0;

@@ -3,7 +3,8 @@
  * One module syscall, for tests that assert exact errnos (busybox insmod
  * retries a failed finit_module with init_module, running init twice).
  *
- *   ue_modctl load FILE.ko    finit_module(FILE, "", 0)
+ *   ue_modctl load FILE.ko [PARAMS]
+ *                             finit_module(FILE, PARAMS or "", 0)
  *   ue_modctl unload NAME     delete_module(NAME, O_NONBLOCK)
  *   ue_modctl reopen FILE NAME
  *                             open FILE with O_PATH (which pins no module),
@@ -41,15 +42,15 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		return report(open(path, O_RDWR | O_CLOEXEC) < 0 ? -1 : 0);
 	}
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s load FILE.ko | unload NAME\n", argv[0]);
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "load"))) {
+		fprintf(stderr, "usage: %s load FILE.ko [PARAMS] | unload NAME\n", argv[0]);
 		return 255;
 	}
 	if (!strcmp(argv[1], "load")) {
 		fd = open(argv[2], O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return report(-1);
-		return report(syscall(SYS_finit_module, fd, "", 0));
+		return report(syscall(SYS_finit_module, fd, argc == 4 ? argv[3] : "", 0));
 	}
 	if (!strcmp(argv[1], "unload"))
 		return report(syscall(SYS_delete_module, argv[2], O_NONBLOCK));
