@@ -8,6 +8,16 @@
 
 apt_root=$UE_CACHE/apt
 
+# Turn absolute symlinks inside a root that packages were unpacked into
+# (dpkg-deb -x) into links within it.
+relocate_links() {
+	local root=$1 l t
+	while IFS= read -r -d '' l; do
+		t=$(readlink "$l")
+		case $t in /*) ln -sfn "$root$t" "$l" ;; esac
+	done < <(find "$root" -type l -print0)
+}
+
 # The Debian mirror URI serving bookworm/main in the machine's apt config.
 machine_mirror() {
 	apt-cache policy 2>/dev/null |

@@ -48,15 +48,6 @@ header_closure() {
 	printf '%s\n' "${seen[@]}"
 }
 
-# Turn absolute symlinks inside an unpacked root into links within it.
-relocate_links() {
-	local root=$1 l t
-	while IFS= read -r -d '' l; do
-		t=$(readlink "$l")
-		case $t in /*) ln -sfn "$root$t" "$l" ;; esac
-	done < <(find "$root" -type l -print0)
-}
-
 # image_closure RELEASE IMAGE VERSION: the image package and, where it is a
 # metapackage (7.x: linux-image-X depends on linux-binary-X, the vmlinuz,
 # linux-modules-X and linux-base-X, config and System.map), those.

@@ -45,10 +45,7 @@ if [ ! -f "$dir/.complete" ]; then
 	for f in "$dir"/dl/*.deb; do dpkg-deb -x "$f" "$root"; done
 	rm -rf "$dir/dl"
 	# The firmware links are absolute (/usr/share/seabios/...): into the root.
-	while IFS= read -r -d '' l; do
-		t=$(readlink "$l")
-		case $t in /*) ln -sfn "$root$t" "$l" ;; esac
-	done < <(find "$root" -type l -print0)
+	relocate_links "$root"
 	echo "$ver" >"$dir/version"
 	touch "$dir/.complete"
 fi
