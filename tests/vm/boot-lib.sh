@@ -50,6 +50,8 @@ boot_and_run() { # kernel
 	cat "$build/$k/int3.notes" >>"$notes"
 	if [ $rc = 124 ]; then
 		record "$k vm fail finished timed out after ${vm_timeout}s"
+	elif [ $rc = 125 ]; then
+		record "$k vm fail finished the guest did not reach user space, three times"
 	elif grep -q '^UE-DONE' "$log.txt"; then
 		record "$k vm pass finished"
 	else

@@ -13,6 +13,8 @@
 #   UE_KERNELS_LOCK  a lock file of an earlier run (build/check/kernels.lock):
 #                  the same packages again instead of the newest
 #   UE_VM_TIMEOUT  seconds a VM may run (default 600)
+#   UE_VM_BOOT_TIMEOUT  seconds a guest may take to reach user space before
+#                  it is booted again (default 120, vm-lib.sh)
 #
 # Stages, a file each: resolve.sh (rows to packages), fetch-kernels.sh,
 # chroot-lib.sh (a chroot per Debian release builds the module as DKMS

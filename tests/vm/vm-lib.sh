@@ -37,12 +37,13 @@ ue_initramfs_pack() {
 # instead of the machine's; -nodefaults, so that it loads none of the
 # machine's QEMU modules (another build's, which it refuses).
 ue_boot() {
-	local kr=$1 extra= tcg=multi qemu=(qemu-system-x86_64) q=${UE_QEMU_ROOT:-}
+	local kr=$1 extra= tcg=multi qemu=(qemu-system-x86_64) q=${UE_QEMU_ROOT:-} pid waited=0
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
 	case " ${UE_QEMU_OPTS:-} " in *" -icount "*) tcg=single ;; esac
 	[ -z "$q" ] || qemu=(env QEMU_MODULE_DIR="$q/usr/lib/x86_64-linux-gnu/qemu"
 		"$q/usr/bin/qemu-system-x86_64" -nodefaults -L "$q/usr/share/qemu"
 		-L "$q/usr/share/seabios")
+	rm -f "$3"
 	# shellcheck disable=SC2086
 	timeout "$4" "${qemu[@]}" -accel tcg,thread=$tcg -cpu max -m 1024 \
 		-smp "${UE_VM_CPUS:-2}" ${UE_QEMU_OPTS:-} \
@@ -50,7 +51,21 @@ ue_boot() {
 		-serial file:"$3" \
 		-kernel "$kr/boot/vmlinuz-$(cat "$kr/release")" \
 		-initrd "$2" \
-		-append "console=ttyS0 panic=-1 loglevel=7$extra" </dev/null >"$3.qemu" 2>&1
+		-append "console=ttyS0 panic=-1 loglevel=7$extra" </dev/null >"$3.qemu" 2>&1 &
+	pid=$!
+	# UE_VM_BOOT_LIMIT (ue_boot_checked): a guest that has not printed
+	# "UE-BOOTED" by then is stopped, status 125.
+	while [ -n "${UE_VM_BOOT_LIMIT:-}" ] && kill -0 "$pid" 2>/dev/null &&
+	      ! grep -q 'UE-BOOTED' "$3" 2>/dev/null; do
+		if [ "$waited" -ge "$UE_VM_BOOT_LIMIT" ]; then
+			kill "$pid"
+			wait "$pid"
+			return 125
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+	wait "$pid"
 }
 
 # ue_splat_re: the kernel-splat patterns of tests/vm/splat.re as one ERE.
@@ -75,20 +90,31 @@ ue_qemu_int3() {
 }
 
 # ue_boot_checked KROOT INITRD CONSOLE-LOG TIMEOUT: ue_boot, and its console
-# in CONSOLE-LOG.txt without carriage returns. That QEMU defect is not the
-# module's: a VM it ended is booted again, up to twice, each time said in a
-# "NOTE: ..." line on standard output (the log it left kept as
-# CONSOLE-LOG.int3-N.txt); any other splat is left for the caller to fail
-# on. Returns the status of the last ue_boot.
+# in CONSOLE-LOG.txt without carriage returns. QEMU's defects are not the
+# module's: a VM that QEMU's stale int3 ended, or whose guest did not reach
+# user space ("UE-BOOTED", before anything of the module runs) within
+# UE_VM_BOOT_TIMEOUT seconds (default 120; boots take about 5), is booted
+# again, up to twice, each time said in a "NOTE: ..." line on standard
+# output (the log it left kept as CONSOLE-LOG.int3-N.txt or .hung-N.txt);
+# any other splat is left for the caller to fail on. Returns the status of
+# the last ue_boot (125: the guest never reached user space).
 ue_boot_checked() {
-	local log=$3 rc n rip
+	local log=$3 rc n rip name
+	name=$(basename "$(dirname "$log")")
 	for n in 1 2 3; do
-		ue_boot "$@"
+		UE_VM_BOOT_LIMIT=${UE_VM_BOOT_TIMEOUT:-120} ue_boot "$@"
 		rc=$?
 		tr -d '\r' <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
-		rip=$(ue_qemu_int3 "$log.txt") && [ $n -lt 3 ] || break
-		mv "$log.txt" "$log.int3-$n.txt"
-		echo "NOTE: $(basename "$(dirname "$log")"): QEMU's stale int3 under multi-threaded TCG ($rip), see docs/testing.md; booted once more (that log: $log.int3-$n.txt)"
+		[ $n -lt 3 ] || break
+		if [ $rc = 125 ]; then
+			mv "$log.txt" "$log.hung-$n.txt"
+			echo "NOTE: $name: the guest did not reach user space in ${UE_VM_BOOT_TIMEOUT:-120}s (QEMU under multi-threaded TCG; nothing of the module had run), see docs/testing.md; booted once more (that log: $log.hung-$n.txt)"
+		elif rip=$(ue_qemu_int3 "$log.txt"); then
+			mv "$log.txt" "$log.int3-$n.txt"
+			echo "NOTE: $name: QEMU's stale int3 under multi-threaded TCG ($rip), see docs/testing.md; booted once more (that log: $log.int3-$n.txt)"
+		else
+			break
+		fi
 	done
 	return $rc
 }
