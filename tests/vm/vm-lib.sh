@@ -89,8 +89,17 @@ ue_qemu_int3() {
 	[[ $first == *'Oops: int3'* && -n $rip && $rip != *'['* ]] && echo "$rip"
 }
 
+# ue_console_text: a serial console's text, from standard input: without
+# carriage returns, and with each kernel message that began in the middle
+# of a line (the kernel and /init share the console, and a printk can land
+# inside a line /init is writing: "UE-RESULT race p[ 81.47] ...\nass ...")
+# moved whole before that line, so that both read as they were written.
+ue_console_text() {
+	tr -d '\r' | perl -0pe '1 while s/^([^\n]*?[^\n])(\[ *\d+\.\d+\] [^\n]*\n)/$2$1/m'
+}
+
 # ue_boot_checked KROOT INITRD CONSOLE-LOG TIMEOUT: ue_boot, and its console
-# in CONSOLE-LOG.txt without carriage returns. QEMU's defects are not the
+# in CONSOLE-LOG.txt (ue_console_text). QEMU's defects are not the
 # module's: a VM that QEMU's stale int3 ended, or whose guest did not reach
 # user space ("UE-BOOTED", before anything of the module runs) within
 # UE_VM_BOOT_TIMEOUT seconds (default 120; boots take about 5), is booted
@@ -104,7 +113,7 @@ ue_boot_checked() {
 	for n in 1 2 3; do
 		UE_VM_BOOT_LIMIT=${UE_VM_BOOT_TIMEOUT:-120} ue_boot "$@"
 		rc=$?
-		tr -d '\r' <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
+		ue_console_text <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
 		[ $n -lt 3 ] || break
 		if [ $rc = 125 ]; then
 			mv "$log.txt" "$log.hung-$n.txt"
