@@ -144,6 +144,41 @@ static unsigned long long enable_addr(unsigned int size)
 	}
 }
 
+/*
+ * The size field of an ioctl struct of @min bytes in @buf (spec 1.3 rows 2
+ * to 4, 1.7), drawn one time in @odds: too small, past a page, or larger
+ * (now and then with a non-zero byte past @min); otherwise @min.
+ */
+static unsigned int arg_size(unsigned char *buf, unsigned int min, unsigned int odds)
+{
+	unsigned int v = below(odds), size = min;
+
+	if (v == 0)
+		size = below(min);
+	else if (v == 1)
+		size = 4097 + below(64);
+	else if (v < 2 + odds / 10)
+		size = min + 1 + below(4096 - min - 1);
+	if (size > min && size <= 4096 && chance(30))
+		buf[min + below(size - min)] = 1 + below(255);
+	return size;
+}
+
+/* What the size checks give @size (0: they pass). */
+static int arg_size_errno(const unsigned char *buf, unsigned int size, unsigned int min)
+{
+	unsigned int i;
+
+	if (size > 4096)
+		return E2BIG;
+	if (size < min)
+		return EINVAL;
+	for (i = min; i < size; i++)
+		if (buf[i])
+			return E2BIG;
+	return 0;
+}
+
 static void fuzz_reg(void)
 {
 	unsigned char buf[4096 + 64] __attribute__((aligned(8)));
@@ -151,18 +186,13 @@ static void fuzz_reg(void)
 	static const unsigned int sizes[] = { 0, 1, 2, 4, 8, 16 };
 	struct fuzz_fd *f = &fds[below(FUZZ_FDS)];
 	char name[700];
-	unsigned int size, esize, bit, flags, i;
+	unsigned int size, esize, bit, flags;
 	unsigned long long addr, sz;
-	int exact = -1, ret, err;
+	int exact, ret, err;
 	static const int later[] = { -1, EADDRINUSE, EFAULT, EINVAL, ENOMEM, EMFILE, ENODEV, 0 };
 
 	memset(buf, 0, sizeof(buf));
-	switch (below(20)) {
-	case 0: size = below(28); break;
-	case 1: size = 4097 + below(64); break;
-	case 2: case 3: size = 29 + below(4096 - 29); break;
-	default: size = 28;
-	}
+	size = arg_size(buf, 28, 20);
 	esize = chance(85) ? (chance(50) ? 4 : 8) : sizes[below(6)];
 	bit = chance(90) ? below(esize ? esize * 8 : 8) : below(80);
 	flags = chance(90) ? below(4) : below(16);
@@ -190,21 +220,11 @@ static void fuzz_reg(void)
 	reg->flags = flags;
 	reg->enable_addr = addr;
 	reg->name_args = sz;
-	if (size > 28 && size <= 4096 && chance(30))
-		buf[28 + below(size - 28)] = 1 + below(255);
 
 	/* Spec 1.3, rows 2 to 9, in order. */
-	if (size > 4096) {
-		exact = E2BIG;
-	} else if (size < 28) {
-		exact = EINVAL;
-	} else {
-		for (i = 28; i < size; i++)
-			if (buf[i])
-				break;
-		if (i < size)
-			exact = E2BIG;
-		else if (flags & ~3U)
+	exact = arg_size_errno(buf, size, 28);
+	if (!exact) {
+		if (flags & ~3U)
 			exact = EINVAL;
 		else if (esize != 4 && esize != 8)
 			exact = EINVAL;
@@ -214,6 +234,8 @@ static void fuzz_reg(void)
 			exact = EINVAL;
 		else if (addr >= 0x00007ffffffff000ULL)
 			exact = EFAULT;
+		else
+			exact = -1;
 	}
 	if (chance(2))
 		ret = ioctl(f->fd, DIAG_IOCSREG, ue_bad_ptr), exact = EFAULT;
@@ -235,17 +257,12 @@ static void fuzz_unreg(void)
 {
 	unsigned char buf[4096 + 64] __attribute__((aligned(8)));
 	struct user_unreg *u = (struct user_unreg *)buf;
-	unsigned int size, i;
-	int exact = -1, ret;
+	unsigned int size;
+	int exact, ret;
 	static const int later[] = { -1, ENOENT, EFAULT, 0 };
 
 	memset(buf, 0, sizeof(buf));
-	switch (below(10)) {
-	case 0: size = below(16); break;
-	case 1: size = 4097 + below(64); break;
-	case 2: size = 17 + below(4096 - 17); break;
-	default: size = 16;
-	}
+	size = arg_size(buf, 16, 10);
 	u->size = size;
 	u->disable_bit = below(70);
 	u->disable_addr = enable_addr(4);
@@ -253,26 +270,14 @@ static void fuzz_unreg(void)
 		u->__reserved = 1;
 	if (chance(5))
 		u->__reserved2 = 1;
-	if (size > 16 && size <= 4096 && chance(30))
-		buf[16 + below(size - 16)] = 1;
 	/*
 	 * Spec 1.7: the reserved fields are checked before the copy's error
 	 * is returned, but a copy that failed copied nothing (upstream then
 	 * reads its stack's garbage; ours a zeroed struct): E2BIG.
 	 */
-	if (size > 4096) {
-		exact = E2BIG;
-	} else if (size < 16) {
-		exact = EINVAL;
-	} else {
-		for (i = 16; i < size; i++)
-			if (buf[i])
-				break;
-		if (i < size)
-			exact = E2BIG;
-		else if (u->__reserved || u->__reserved2)
-			exact = EINVAL;
-	}
+	exact = arg_size_errno(buf, size, 16);
+	if (!exact)
+		exact = u->__reserved || u->__reserved2 ? EINVAL : -1;
 	ret = ioctl(fds[below(FUZZ_FDS)].fd, DIAG_IOCSUNREG, u);
 	check(K_UNREG, "DIAG_IOCSUNREG", ret, errno, exact, later);
 }
