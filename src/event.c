@@ -670,6 +670,53 @@ void ue_events_for_each(void (*fn)(struct ue_event *ev, void *arg), void *arg)
 	mutex_unlock(ue_ksym_event_mutex);
 }
 
+#ifdef UE_TEST_RACE
+/* A probe of neither kind: writes pass it by, as any they do not know. */
+static void ue_probe_other(void *data)
+{
+}
+
+/*
+ * Test builds (race.c): attach or detach a probe of neither kind to the
+ * event whose tracepoint is @tp_name, as another module could, and
+ * recompute its status as the core's callback does, so that the "other"
+ * marker of user_events_status can be tested (spec 1.10). Holds a
+ * reference while attached, as the core's probes do.
+ */
+int ue_event_test_other(const char *tp_name, bool attach)
+{
+	struct ue_event *ev;
+	int bkt, ret = -ENOENT;
+
+	mutex_lock(ue_ksym_event_mutex);
+	hash_for_each(ue_events, bkt, ev, node) {
+		if (strcmp(ev->tp_name, tp_name))
+			continue;
+		/* The core warns of a probe added twice or not there. */
+		if (attach == !!(ev->status & UE_STATUS_OTHER)) {
+			ret = attach ? -EEXIST : -ENOENT;
+			break;
+		}
+		if (attach)
+			ret = tracepoint_probe_register(&ev->tp, ue_probe_other,
+							ev);
+		else
+			ret = tracepoint_probe_unregister(&ev->tp,
+							  ue_probe_other, ev);
+		if (ret)
+			break;
+		if (attach)
+			ue_event_get(ev);
+		ue_event_update_status(ev);
+		if (!attach)
+			ue_event_put(ev, true);
+		break;
+	}
+	mutex_unlock(ue_ksym_event_mutex);
+	return ret;
+}
+#endif
+
 int ue_events_init(const struct ue_event_hooks *hooks)
 {
 	ue_hooks = hooks;

@@ -131,6 +131,11 @@ struct ue_event_hooks {
 	void (*status_changed)(struct ue_event *ev);
 };
 
+#ifdef UE_TEST_RACE
+/* Test builds: a probe of neither kind on the event @tp_name (race.c). */
+int ue_event_test_other(const char *tp_name, bool attach);
+#endif
+
 int ue_events_init(const struct ue_event_hooks *hooks);
 void ue_events_exit(void);
 

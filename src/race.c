@@ -6,7 +6,10 @@
  */
 #include <linux/delay.h>
 #include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
+#include "event.h"
 #include "race.h"
 
 static int race_site;
@@ -33,3 +36,28 @@ bool ue_race_window(enum ue_race_site site, bool atomic)
 	udelay(us % 1000);
 	return true;
 }
+
+/*
+ * other_probe: writing "NAME" attaches a probe of neither kind (not
+ * ftrace's, not perf's) to the event whose tracepoint is NAME, "-NAME"
+ * detaches it; user_events_status then says "other" (spec 1.10).
+ */
+static int ue_other_probe_set(const char *val, const struct kernel_param *kp)
+{
+	bool attach = *val != '-';
+	char *name;
+	int ret;
+
+	name = kstrdup(attach ? val : val + 1, GFP_KERNEL);
+	if (!name)
+		return -ENOMEM;
+	ret = ue_event_test_other(strim(name), attach);
+	kfree(name);
+	return ret;
+}
+
+static const struct kernel_param_ops ue_other_probe_ops = {
+	.set = ue_other_probe_set,
+};
+module_param_cb(other_probe, &ue_other_probe_ops, NULL, 0200);
+MODULE_PARM_DESC(other_probe, "Test builds: NAME attaches a probe of neither kind to event NAME, -NAME detaches it");

@@ -37,6 +37,13 @@ echo 0 >/sys/kernel/tracing/options/record-cmd
 race ftrace_enable 3 20000 ftrace-enable 20
 echo 1 >/sys/kernel/tracing/options/record-cmd
 
+# The "other" marker of user_events_status (issue 14, item 5): a probe
+# that is neither ftrace's nor perf's, attached through the race build's
+# other_probe parameter as another module could.
+/tests/bin/other_test
+ue_eq other.exit_status $? 0
+ue_eq other.state_empty "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
+
 # Unloading while module code still runs: each test unloads the module
 # itself, as soon as nothing holds it.
 # Site 4 (item 6a): unload holds event_mutex a second while tracked address
