@@ -27,5 +27,5 @@ echo "UE-INFO stress took $(( $(date +%s) - t0 )) s; the module said \"Fault for
 echo 1 >/sys/kernel/tracing/options/record-cmd
 ue_eq status_empty "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
 ue_eq state_empty "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
-ue_ok rmmod rmmod user_events
+ue_ok unload rmmod user_events
 ue_nok gone test -e /sys/module/user_events
