@@ -1239,6 +1239,24 @@ static void final_cleanup(void)
 		if (strncmp(tps[i], "user_events/sp", 14))
 			ue_result("end.non_persistent_gone", 0, tps[i]);
 	ue_result("end.non_persistent_gone", !left, "");
+	/*
+	 * No file of the module is open now, but an event pins it too (the
+	 * module's own rule, src/event.c): with a persistent one, unloading
+	 * must still be refused.
+	 */
+	close(fd);
+	if (ue_write_text(ST_DYN, "u:sp0 u32 v", O_APPEND) || !ue_exists(EVENTS "/sp0")) {
+		ue_result("end.persistent_made", 0, "u:sp0 u32 v");
+	} else if (syscall(SYS_delete_module, module, O_NONBLOCK)) {
+		check(K_RMMOD, "delete_module with an event left", -1, errno,
+		      ALLOW(EWOULDBLOCK, EBUSY));
+	} else {
+		bad(K_RMMOD, "the module was unloaded while an event existed");
+		fflush(stdout);
+		_exit(3);
+	}
+	fd = ue_open_data();
+	n = list_tps(tps, ST_TPS);
 	for (i = 0, j = 0; i < n; i++)
 		if (!strncmp(tps[i], "user_events/sp", 14) && ue_del(fd, tps[i] + 12)) {
 			if (!j++)
