@@ -8,6 +8,8 @@
 #   make dkms-install [KERNELRELEASE=<ver>]    dkms add, build, install
 #   make dkms-remove                           dkms remove --all, drop the sources
 #   make check                                 the whole test suite, in VMs
+#   make soak [DURATION=2h] [KERNEL=6.12]      the stress suite for hours on one kernel
+#                                              (results in build/soak/)
 #   make demo                                  boot Debian 12's 6.1 in QEMU and show it work
 #   make bench                                 ours vs the in-kernel user_events, in VMs
 #                                              (results in build/bench/)
@@ -33,8 +35,8 @@ endif
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) UE_VERSION=$(UE_VERSION) $(KBUILD_CC)
 
-.PHONY: all modules kernel-check clean check install deb dkms-install dkms-remove demo bench \
-	bench-docs check-fresh
+.PHONY: all modules kernel-check clean check soak install deb dkms-install dkms-remove demo \
+	bench bench-docs check-fresh
 
 all: modules
 
@@ -103,6 +105,10 @@ dkms-remove:
 
 check:
 	tests/vm/check.sh
+
+# (DURATION and KERNEL: tests/vm/soak.sh's defaults where not given)
+soak:
+	DURATION=$(DURATION) KERNEL=$(KERNEL) tests/vm/soak.sh
 
 demo:
 	tests/vm/demo.sh

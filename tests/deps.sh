@@ -38,6 +38,8 @@ ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 # point runs, make check-fresh's included; curl asks the mirror whether it
 # serves a kernel's packages, tests/vm/resolve.sh.)
 ue_pkgs_fresh=(debootstrap)
+# make soak is make check restricted to one VM (tests/vm/soak.sh).
+ue_pkgs_soak=("${ue_pkgs_check[@]}")
 
 ue_progs_vm=(qemu-system-x86_64 busybox cpio gzip xz zstd rsync timeout find tar)
 ue_progs_module=(make gcc gcc-12 ld as objcopy nm pahole sed awk)
@@ -52,6 +54,7 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		openssl modinfo depmod perf trace-cmd git debootstrap unshare chroot mount
 		curl xargs renice)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
+ue_progs_soak=("${ue_progs_check[@]}" awk)
 # make: the module build, with nothing but the kernel's headers package
 # (pahole comes with it where the kernel's BTF step wants it: 6.12's
 # linux-kbuild depends on it, 6.1's does not).

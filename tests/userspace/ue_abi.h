@@ -31,14 +31,14 @@ static inline int ue_open_data(void)
 	return open(TRACEFS "/user_events_data", O_RDWR);
 }
 
-/* DIAG_IOCSREG of @cmd with a 4-byte enable word; the ioctl's result. */
-static inline int ue_reg(int fd, const char *cmd, __u32 *word, int bit,
-			 int flags, __u32 *index)
+/* DIAG_IOCSREG of @cmd with a @size-byte enable word; the ioctl's result. */
+static inline int ue_reg_sized(int fd, const char *cmd, void *word, int size,
+			       int bit, int flags, __u32 *index)
 {
 	struct user_reg reg = {
 		.size = sizeof(reg),
 		.enable_bit = bit,
-		.enable_size = sizeof(*word),
+		.enable_size = size,
 		.flags = flags,
 		.enable_addr = (__u64)(uintptr_t)word,
 		.name_args = (__u64)(uintptr_t)cmd,
@@ -48,6 +48,13 @@ static inline int ue_reg(int fd, const char *cmd, __u32 *word, int bit,
 	if (!ret && index)
 		*index = reg.write_index;
 	return ret;
+}
+
+/* DIAG_IOCSREG of @cmd with a 4-byte enable word; the ioctl's result. */
+static inline int ue_reg(int fd, const char *cmd, __u32 *word, int bit,
+			 int flags, __u32 *index)
+{
+	return ue_reg_sized(fd, cmd, word, sizeof(*word), bit, flags, index);
 }
 
 /* DIAG_IOCSUNREG of a 4-byte word's bit; the ioctl's result. */

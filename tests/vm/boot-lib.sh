@@ -6,19 +6,25 @@
 # The suites of a "short" row (kernels.list: a flavour sibling of a source
 # another row runs in full): the UAPI, loading, refusal and unloading, the
 # upstream selftests, the races between two CPUs (enable bits included),
-# and the seeded ABI fuzzer.
-ue_short_suites="00-uapi 10-module 35-race 45-fuzz 50-selftests"
+# the seeded ABI fuzzer and the concurrent stress suite.
+ue_short_suites="00-uapi 10-module 35-race 45-fuzz 50-selftests 55-stress"
 
 make_initramfs() { # kernel
 	local k=$1 ir=$build/$k/initramfs t
 	ue_initramfs_skeleton "$ir" "$vmdir/guest-init"
 	mkdir -p "$ir/tests/bin"
-	if [ "${klevel[$k]:-full}" = short ]; then
+	if [ -n "${UE_SUITES:-}" ]; then
+		# (make soak: only these, with its times)
+		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
+		for t in $UE_SUITES; do cp "$root/tests/userspace/$t.sh" "$ir/tests/"; done
+	elif [ "${klevel[$k]:-full}" = short ]; then
 		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
 		for t in $ue_short_suites; do cp "$root/tests/userspace/$t.sh" "$ir/tests/"; done
 	else
 		cp "$root"/tests/userspace/*.sh "$ir/tests/"
 	fi
+	[ -z "${UE_STRESS_SECS:-}" ] || echo "$UE_STRESS_SECS" >"$ir/tests/stress_secs"
+	[ -z "${UE_SUITE_TIMEOUT:-}" ] || echo "$UE_SUITE_TIMEOUT" >"$ir/tests/suite_timeout"
 	cp "$ubin"/* "$ir/tests/bin/"
 	mkdir -p "$ir/tests/selftests"
 	cp "$root/tests/selftests/expected" "$ir/tests/selftests/"

@@ -15,6 +15,11 @@
 #   UE_VM_TIMEOUT  seconds a VM may run (default 600)
 #   UE_VM_BOOT_TIMEOUT  seconds a guest may take to reach user space before
 #                  it is booted again (default 120, vm-lib.sh)
+#   UE_BUILD_DIR   where results and logs go (default build/check)
+#   UE_VMS_ONLY=1  only the VMs: no host checks, no install test (make soak)
+#   UE_SUITES, UE_STRESS_SECS, UE_SUITE_TIMEOUT  the suites each VM runs,
+#                  the stress suite's time and the guest's cut-off of a
+#                  suite (boot-lib.sh; make soak, tests/vm/soak.sh)
 #
 # Stages, a file each: resolve.sh (rows to packages), fetch-kernels.sh,
 # chroot-lib.sh (a chroot per Debian release builds the module as DKMS
@@ -25,7 +30,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 vmdir=$root/tests/vm
 . "$vmdir/vm-lib.sh"
 export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
-build=$root/build/check
+build=${UE_BUILD_DIR:-$root/build/check}
+vms_only=${UE_VMS_ONLY:-0}
 vm_timeout=${UE_VM_TIMEOUT:-600}
 t_start=$(date +%s)
 
@@ -362,6 +368,7 @@ install_rows() {
 			build_kernel "$k"
 		fi
 	done
+	[ "$vms_only" = 1 ] && exit 0
 	[ -z "$sample" ] || host_checks "$sample" "$sample_release"
 	[ -x "$ubin/example" ] || exit 0
 	for r in $releases; do
@@ -407,9 +414,10 @@ for k in $kernels; do
 	boot_and_run "$k"
 	say "$k: VM done in $(( $(date +%s) - t0 ))s"
 	# Informational selftests are not counted: say how many there were;
-	# and the fuzzer's seed.
+	# and the seeds of the fuzzer and the stress suite.
 	sed -n -e 's/^UE-INFO selftests summary: /selftests: /p' \
-		-e 's/^UE-INFO \(fuzz seed .*\)/\1/p' "$build/$k/console.log.txt" |
+		-e 's/^UE-INFO \(fuzz seed .*\)/\1/p' \
+		-e 's/^UE-INFO \(stress seed .*\)/\1/p' "$build/$k/console.log.txt" |
 		while read -r line; do say "$k: $line"; done
 	if grep -q "^$k [^ ]* fail" "$results"; then
 		say "$k: console log kept at $build/$k/console.log.txt"
@@ -418,7 +426,7 @@ done
 wait $debug_pid
 wait $beside_pid
 # Only debug kernels: their headers serve the host checks.
-if [ -z "$sample" ]; then
+if [ -z "$sample" ] && [ "$vms_only" != 1 ]; then
 	for k in $debug_kernels; do
 		[ -f "$build/$k.kroot" ] || continue
 		sample=$(cat "$(cat "$build/$k.kroot")/kdir")
@@ -430,7 +438,9 @@ fi
 
 # --- install test: each kernel booted with the module DKMS built for it in
 # its release's chroot (the steps ran beside the VMs above) ------------------
-if [ -x "$ubin/example" ]; then
+if [ "$vms_only" = 1 ]; then
+	:
+elif [ -x "$ubin/example" ]; then
 	for r in $releases; do
 		[ -d "$build/install/$r" ] || continue
 		rows=$(install_rows "$r")

@@ -1,0 +1,31 @@
+# The concurrent stress suite (issue 14, item 2; tests/userspace/stress_test.c):
+# worker processes of two threads register, unregister, write, close, fork,
+# exec, vfork, clone(CLONE_VM), exit and mprotect/madvise/munmap their enable
+# pages while other threads toggle enables in two ftrace instances and
+# through perf, create and delete "u:" events, DIAG_IOCSDEL, lower
+# kernel.user_events_max and try to unload the module (refused while in
+# use). Every result is checked against the errnos the spec allows; at
+# quiescence user_events_status, the events directories and dynamic_events
+# agree, and every surviving thread's enable bits equal its events' state.
+# Afterwards nothing is left and the module unloads. The time is 60 s, or
+# what /tests/stress_secs says (make soak); the seed is new each run and
+# printed (UE-INFO): "stress_test SEED SECS" makes the same choices again.
+SUITE=stress
+. /tests/lib.sh
+secs=$(cat /tests/stress_secs 2>/dev/null || echo 60)
+S=/sys/kernel/debug/user_events_dkms/state
+ue_ok insmod insmod /modules/user_events.ko
+# No cmdline recording: the first ftrace event would patch sched_switch's
+# probe, where QEMU's multi-threaded TCG can run a stale int3 (35-race.sh,
+# docs/testing.md, Two CPUs). The instances inherit it.
+echo 0 >/sys/kernel/tracing/options/record-cmd
+seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+t0=$(date +%s)
+/tests/bin/stress_test "$seed" "$secs" user_events
+ue_eq exit_status $? 0
+echo "UE-INFO stress took $(( $(date +%s) - t0 )) s; the module said \"Fault for mm\" $(ue_count_dmesg_text 'Fault for mm') times"
+echo 1 >/sys/kernel/tracing/options/record-cmd
+ue_eq status_empty "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
+ue_eq state_empty "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
+ue_ok unload rmmod user_events
+ue_nok gone test -e /sys/module/user_events
