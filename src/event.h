@@ -27,7 +27,6 @@ struct ue_event {
 	struct tracepoint		tp;
 	struct trace_event_call		call;
 	struct trace_event_class	class;
-	struct trace_event_fields	*core_fields;	/* for the core, 0-terminated */
 	struct ue_fields		fields;
 	char				*reg_name;	/* owns the field strings too */
 	char				*tp_name;	/* reg_name, or "name.<hex id>" */
