@@ -492,13 +492,18 @@ int ue_enabler_prepare(void)
 		 * (the same notifier, one more user), or be detaching one
 		 * that was forgotten, whose notifier is still registered
 		 * until its put: either way this user is put, and the table
-		 * is looked at again.
+		 * is looked at again. A forgetter holds ue_reg_mutex until
+		 * it has put the notifier (ue_mm_forget()): wait for it.
+		 * Spinning instead, ten rounds could pass while it was
+		 * preempted, and DIAG_IOCSREG failed with EAGAIN, which the
+		 * spec has not (the stress suite, on 5.10).
 		 */
 		if (ue_mm_find(current->mm) ||
 		    test_bit(UE_MM_DETACHED, &um->flags)) {
 			mutex_unlock(ue_ksym_event_mutex);
 			mmu_notifier_put(mn);
-			cond_resched();
+			mutex_lock(&ue_reg_mutex);
+			mutex_unlock(&ue_reg_mutex);
 			continue;
 		}
 		hash_add_rcu(ue_mms, &um->node, (unsigned long)current->mm);
