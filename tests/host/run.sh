@@ -113,3 +113,17 @@ done <<'BOOT'
 [    3.796150] kmemleak: Kernel memory leak detector initialized (mem pool available: 15042)
 [    8.608917] user_events: Fault for mm: 0x0000000097f7dc5c @ 0x7f853731c000 event: en_pages
 BOOT
+# An allocation failure's stack (suite faults fails allocations on purpose)
+# is spared; a report right after it is not.
+alloc_failure='[   26.763468] fault_test: vmalloc error: size 201056, vm_struct allocation failed, mode:0xcc0(GFP_KERNEL), nodemask=(null)
+[   26.786737] CPU: 0 UID: 0 PID: 59 Comm: fault_test Not tainted 6.12.117 #1
+[   26.787305] Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014
+[   26.787713] Call Trace:
+[   26.787800]  <TASK>'
+alloc_txt=$work/alloc.txt
+printf '%s\n' "$alloc_failure" >"$alloc_txt"
+if [ -z "$(ue_splats "$alloc_txt")" ]; then result splat pass alloc_failure_spared
+else result splat fail alloc_failure_spared "$(ue_splats "$alloc_txt" | head -1)"; fi
+printf '%s\n%s\n' "$alloc_failure" '[   26.790000] WARNING: CPU: 0 PID: 59 at mm/slub.c:1 foo+0x1/0x2' >"$alloc_txt"
+if [ -n "$(ue_splats "$alloc_txt")" ]; then result splat pass alloc_failure_then_report
+else result splat fail alloc_failure_then_report "not caught"; fi

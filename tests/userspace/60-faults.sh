@@ -1,0 +1,38 @@
+# Allocation failures on every entry point (issue 14, item 3): on the
+# debug kernels (FAILSLAB, FAIL_PAGE_ALLOC), fault_test fails the 1st, 2nd,
+# ... allocation of each call through the task's fail-nth until the call
+# runs without a fault, loading the module included; each faulted call
+# must succeed or give its documented errno and leave nothing half made.
+# The splat scan, lockdep, KASAN and the kmemleak scan after the last suite
+# judge what the kernel saw meanwhile.
+SUITE=faults
+. /tests/lib.sh
+F=/sys/kernel/debug
+if [ ! -e /proc/self/fail-nth ]; then
+	if [ -e $F/kmemleak ]; then
+		ue_fail fault_injection "a debug kernel without fail-nth (tests/kernel/debug.config)"
+	else
+		echo "UE-INFO faults: not run on $(uname -r): fault injection is on the debug kernels only"
+	fi
+	exit 0
+fi
+# Fail what fail-nth names whatever its flags (GFP_KERNEL sleeps, so
+# ignore-gfp-wait would pass it by), quietly: a stack dump per failure
+# would flood the console. Pages for user memory (highmem) and order-0
+# pages (min-order 1) are still never failed.
+for a in failslab fail_page_alloc; do
+	echo N >$F/$a/ignore-gfp-wait
+	echo 0 >$F/$a/verbose
+done
+rmmod user_events 2>/dev/null
+# Loading is swept on the debug kernel from linux-source-6.12 only: every
+# allocation of the kernel's module loader is failed in turn too, about
+# 400 loads (debug-newest sweeps the other entry points).
+case $(uname -r) in
+6.12*) what=all ;;
+*) what=calls ;;
+esac
+/tests/bin/fault_test /modules/user_events.ko $what
+ue_eq exit_status $? 0
+ue_nok unloaded test -e /sys/module/user_events
+
