@@ -1,0 +1,19 @@
+# Spec 1.3 row 18: registrations until the kernel's trace type ids (16
+# bits, shared by every kind of event) run out give ENODEV and make
+# nothing; closing frees the ids again (ids_test.c). About 65000
+# registrations: some 80 s on a Debian kernel under TCG, so it runs on one
+# row, Debian 13's generic 6.12; on the debug kernels (KASAN, lockdep)
+# they would take 15 minutes (75 a second, measured).
+SUITE=ids
+. /tests/lib.sh
+case $(uname -r) in
+6.12.*+deb13-amd64) ;;
+*)
+	echo "UE-INFO ids: not run on $(uname -r): on the 6.12-deb13 row only"
+	exit 0 ;;
+esac
+ue_ok insmod insmod /modules/user_events.ko
+echo 100000 >/proc/sys/kernel/user_events_max
+/tests/bin/ids_test 70000
+ue_eq exit_status $? 0
+ue_ok rmmod rmmod user_events
