@@ -145,11 +145,7 @@ build_module() {
 		ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
 		return
 	fi
-	rm -rf "$out"; mkdir -p "$out"
-	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
-		"$root/include" "$root/scripts" "$out/"
-	ue_chroot_run "$r" --bind "$build" make -j"$(nproc)" -C "$out" \
-		KDIR="/usr/src/linux-headers-$(cat "${kroot[$k]}/release")" "$@" >"$out.log" 2>&1
+	ue_chroot_build_module "$r" "$root" "$out" "$(cat "${kroot[$k]}/release")" "$@"
 }
 
 # build_kernel KERNEL: its four module variants (and, on a debug kernel, the
