@@ -42,14 +42,23 @@ ue_initramfs_pack() {
 # ue_qemu_args adds QEMU arguments (paths with spaces), and UE_VM_PIDFILE
 # receives the pid of the timeout process that runs QEMU (a TERM to it ends
 # QEMU), so that a caller that is itself stopped can stop its VM.
+# ue_qemu_argv: the array ue_qemu, the command that runs QEMU (UE_QEMU_ROOT's
+# or the machine's).
+ue_qemu_argv() {
+	local q=${UE_QEMU_ROOT:-}
+	ue_qemu=(qemu-system-x86_64)
+	[ -z "$q" ] || ue_qemu=(env QEMU_MODULE_DIR="$q/usr/lib/x86_64-linux-gnu/qemu"
+		"$q/usr/bin/qemu-system-x86_64" -nodefaults -L "$q/usr/share/qemu"
+		-L "$q/usr/share/seabios")
+}
+
 ue_boot() {
-	local kr=$1 extra= tcg=multi qemu=(qemu-system-x86_64) q=${UE_QEMU_ROOT:-} pid waited=0
+	local kr=$1 extra= tcg=multi qemu pid waited=0
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
 	extra="$extra${UE_VM_CMDLINE:+ $UE_VM_CMDLINE}"
 	case " ${UE_QEMU_OPTS:-} " in *" -icount "*) tcg=single ;; esac
-	[ -z "$q" ] || qemu=(env QEMU_MODULE_DIR="$q/usr/lib/x86_64-linux-gnu/qemu"
-		"$q/usr/bin/qemu-system-x86_64" -nodefaults -L "$q/usr/share/qemu"
-		-L "$q/usr/share/seabios")
+	ue_qemu_argv
+	qemu=("${ue_qemu[@]}")
 	rm -f "$3"
 	# shellcheck disable=SC2086
 	timeout "$4" "${qemu[@]}" -accel "${UE_VM_ACCEL:-tcg,thread=$tcg}" -cpu max \
@@ -162,7 +171,8 @@ ue_ko_cat() {
 
 # The modules of scripts/user-events-run's VM, as "module:CONFIG symbol": the
 # host's filesystem over virtio 9p, and COMMAND's standard output and error
-# on virtio serial ports. Debian builds them all as modules.
+# on virtio serial ports. Debian builds 9p as modules, virtio too up to 6.1
+# (built in from 6.12 on); 6.1-cloud has no 9p at all.
 ue_vm_mod_list="9p:9P_FS 9pnet_virtio:NET_9P_VIRTIO virtio_pci:VIRTIO_PCI virtio_console:VIRTIO_CONSOLE"
 # Where they and what they depend on live in a kernel's module tree.
 ue_vm_mod_globs=('*/fs/9p/*.ko*' '*/net/9p/*.ko*' '*/fs/netfs/*.ko*' '*/fs/fscache/*.ko*'
