@@ -87,8 +87,11 @@ else
 	result fail cwd_file_on_host "no $w/cwd/ue_run_written"
 fi
 has module_cached "$w/script.err" "user-events-run: module: cached ($(sed -n 's/^user-events-run: module: cached (\(.*\))$/\1/p' "$w/script.err"))"
-grep -q '^user-events-run: accelerator: \(KVM\|TCG\)' "$w/script.err" &&
-	result pass accelerator_said || result fail accelerator_said "--verbose did not name it"
+if grep -q '^user-events-run: accelerator: \(KVM\|TCG\)' "$w/script.err"; then
+	result pass accelerator_said
+else
+	result fail accelerator_said "--verbose did not name it"
+fi
 
 # --- killed by a signal: 128 + its number, as a shell says ---------------------
 runit signal --kernel "$k" -- sh -c 'kill -USR1 $$'
