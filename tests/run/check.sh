@@ -122,9 +122,9 @@ PATH=$w/path UE_CACHE=$w/cache runit nofetch --kernel "$k" -- true
 own_failure fail_fetch nofetch 121 "kernel $k could not be fetched"
 # The module does not build: a --kernel-dir whose headers are no headers.
 kd=$w/kdir
-mkdir -p "$kd/build/include/config"
+mkdir -p "$kd/build/include/generated"
 ln -s "$(readlink -f "${UE_CACHE:-$HOME/.cache/user-events-dkms}/kernels/$k")/boot/vmlinuz-$(cat "${UE_CACHE:-$HOME/.cache/user-events-dkms}/kernels/$k/release")" "$kd/vmlinuz"
-echo 0.0.0-no-headers >"$kd/build/include/config/kernel.release"
+echo '#define UTS_RELEASE "0.0.0-no-headers"' >"$kd/build/include/generated/utsrelease.h"
 printf 'CONFIG_%s=y\n' 9P_FS NET_9P_VIRTIO VIRTIO_PCI VIRTIO_CONSOLE >"$kd/build/.config"
 runit nobuild --kernel-dir "$kd" -- true
 own_failure fail_module_build nobuild 122 "the module did not build for 0.0.0-no-headers"

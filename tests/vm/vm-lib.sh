@@ -190,7 +190,7 @@ ue_vm_modules() {
 	while IFS= read -r f; do
 		n=${f##*/}; n=${n%%.ko*}
 		path[${n//-/_}]=$f
-	done < <(find "$tree" -name '*.ko*')
+	done < <(find -L "$tree" -name '*.ko*')
 	_ue_vm_mod() { # name: its dependencies first, then itself
 		local m=$1 d
 		[ -z "${done[$m]:-}" ] || return 0
