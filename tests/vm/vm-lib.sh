@@ -21,6 +21,16 @@ ue_initramfs_pack() {
 	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
 }
 
+# ue_qemu_argv: the array ue_qemu, the command that runs QEMU (UE_QEMU_ROOT's
+# or the machine's).
+ue_qemu_argv() {
+	local q=${UE_QEMU_ROOT:-}
+	ue_qemu=(qemu-system-x86_64)
+	[ -z "$q" ] || ue_qemu=(env QEMU_MODULE_DIR="$q/usr/lib/x86_64-linux-gnu/qemu"
+		"$q/usr/bin/qemu-system-x86_64" -nodefaults -L "$q/usr/share/qemu"
+		-L "$q/usr/share/seabios")
+}
+
 # ue_boot KROOT INITRD CONSOLE-LOG TIMEOUT: boot the kernel of KROOT (a
 # directory with release and boot/, as fetch-kernels.sh leaves it) under
 # TCG; the guest's serial console goes to CONSOLE-LOG, QEMU's own output to
@@ -42,16 +52,6 @@ ue_initramfs_pack() {
 # ue_qemu_args adds QEMU arguments (paths with spaces), and UE_VM_PIDFILE
 # receives the pid of the timeout process that runs QEMU (a TERM to it ends
 # QEMU), so that a caller that is itself stopped can stop its VM.
-# ue_qemu_argv: the array ue_qemu, the command that runs QEMU (UE_QEMU_ROOT's
-# or the machine's).
-ue_qemu_argv() {
-	local q=${UE_QEMU_ROOT:-}
-	ue_qemu=(qemu-system-x86_64)
-	[ -z "$q" ] || ue_qemu=(env QEMU_MODULE_DIR="$q/usr/lib/x86_64-linux-gnu/qemu"
-		"$q/usr/bin/qemu-system-x86_64" -nodefaults -L "$q/usr/share/qemu"
-		-L "$q/usr/share/seabios")
-}
-
 ue_boot() {
 	local kr=$1 extra= tcg=multi qemu pid waited=0
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
