@@ -33,7 +33,7 @@ die() { log "$*"; exit 1; }
 
 dir=
 if [ "${1:-}" = --cached ]; then
-	dir=$(ls -d "$UE_CACHE"/qemu/*/.complete 2>/dev/null | sort -V | tail -1)
+	dir=$(ls -d "$UE_CACHE"/qemu/*/.complete 2>/dev/null | sort -V | tail -1) || true
 	dir=${dir%/.complete}
 fi
 if [ -z "$dir" ]; then
