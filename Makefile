@@ -94,6 +94,7 @@ dkms-install:
 	-$(DKMS) remove -m user-events -v $(UE_VERSION) --all >/dev/null 2>&1
 	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
 	cp -a Makefile Kbuild VERSION src include scripts $(DKMS_SRC)/
+	rm -f $(DKMS_SRC)/scripts/user-events-run
 	sed 's/#MODULE_VERSION#/$(UE_VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
 	$(DKMS) add -m user-events -v $(UE_VERSION)
 	$(DKMS) build -m user-events -v $(UE_VERSION) $(DKMS_K)

@@ -40,6 +40,9 @@ ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 ue_pkgs_fresh=(debootstrap)
 # make soak is make check restricted to one VM (tests/vm/soak.sh).
 ue_pkgs_soak=("${ue_pkgs_check[@]}")
+# scripts/user-events-run: make check's VMs and module builds (a chroot of
+# the kernel's release), and resolve.sh's curl.
+ue_pkgs_run=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" debootstrap curl)
 
 ue_progs_vm=(qemu-system-x86_64 busybox cpio gzip xz zstd rsync timeout find tar)
 ue_progs_module=(make gcc gcc-12 ld as objcopy nm pahole sed awk)
@@ -55,6 +58,9 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		curl xargs renice)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 ue_progs_soak=("${ue_progs_check[@]}" awk)
+ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb
+	      dpkg-query debootstrap unshare chroot mount curl modinfo perl tail sha256sum
+	      renice mktemp readlink)
 # make: the module build, with nothing but the kernel's headers package
 # (pahole comes with it where the kernel's BTF step wants it: 6.12's
 # linux-kbuild depends on it, 6.1's does not).
@@ -69,10 +75,12 @@ ue_deps_list() {
 # ue_deps_install ENTRY: apt-get installs what ENTRY needs and is missing
 # (as root; otherwise it names the packages and fails).
 ue_deps_install() {
-	local entry=$1 p missing=()
+	local entry=$1 p missing=() have
+	# (one dpkg-query for all: user-events-run's start-up time)
+	have=$(dpkg-query -W -f='${Package} ${Status}\n' $(ue_deps_list pkgs "$entry") 2>/dev/null |
+		awk '/ install ok installed$/ { print $1 }')
 	for p in $(ue_deps_list pkgs "$entry"); do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-			missing+=("$p")
+		grep -qxF "$p" <<<"$have" || missing+=("$p")
 	done
 	[ ${#missing[@]} -gt 0 ] || return 0
 	printf '== installing: %s\n' "${missing[*]}"

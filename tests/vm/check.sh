@@ -151,11 +151,7 @@ build_module() {
 		ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
 		return
 	fi
-	rm -rf "$out"; mkdir -p "$out"
-	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
-		"$root/include" "$root/scripts" "$out/"
-	ue_chroot_run "$r" --bind "$build" make -j"$(nproc)" -C "$out" \
-		KDIR="/usr/src/linux-headers-$(cat "${kroot[$k]}/release")" "$@" >"$out.log" 2>&1
+	ue_chroot_build_module "$r" "$root" "$out" "$(cat "${kroot[$k]}/release")" "$@"
 }
 
 # build_kernel KERNEL: its four module variants (and, on a debug kernel, the
@@ -423,6 +419,23 @@ for k in $kernels; do
 		say "$k: console log kept at $build/$k/console.log.txt"
 	fi
 done
+
+# --- scripts/user-events-run (tests/run/check.sh): on one kernel, the
+# default (Debian 13's) where this run has it -------------------------------------
+run_kernel=
+for k in 6.12-deb13 $kernels; do
+	[ "$k" = "${k#debug}" ] && grep -qx "$k build pass module" "$results" &&
+		{ run_kernel=$k; break; }
+done
+if [ -n "$run_kernel" ]; then
+	say "user-events-run on $run_kernel (tests/run/check.sh)"
+	t0=$(date +%s)
+	host_check "$root/tests/run/check.sh" "$run_kernel" "$build/run"
+	say "user-events-run: checks done in $(( $(date +%s) - t0 ))s (logs: $build/run/)"
+else
+	record "host run fail kernel no Debian kernel whose module built to run user-events-run on"
+fi
+
 wait $debug_pid
 wait $beside_pid
 # Only debug kernels: their headers serve the host checks.

@@ -100,18 +100,23 @@ ue_chroot_have_headers() {
 		awk '/install ok installed/ { print $1 "=" $2 }'
 }
 
-# ue_chroot_headers RELEASE HEADERS=VERSION...: exactly these headers
-# packages installed in the chroot (with what they depend on, as apt-get
-# install of a headers package brings on that release); headers of other
-# versions are purged, so that the chroot does not grow from run to run.
+# ue_chroot_headers [--keep] RELEASE HEADERS=VERSION...: exactly these
+# headers packages installed in the chroot (with what they depend on, as
+# apt-get install of a headers package brings on that release); headers of
+# other versions are purged, so that the chroot does not grow from run to
+# run. --keep purges nothing (user-events-run adds one kernel's headers to
+# those make check installed).
 ue_chroot_headers() {
-	local r=$1 c have p want=() purge=(); shift
+	local keep= r c have p want=() purge=()
+	[ "$1" != --keep ] || { keep=1; shift; }
+	r=$1; shift
 	c=$(ue_chroot_dir "$r")
 	for p in "$@"; do want+=("${p%%=*}"); done
 	have=$(ue_chroot_have_headers "$r")
 	# (the common packages go with --autoremove: purging one, say
 	# linux-headers-5.10.0-43-common-rt, would take its flavour along)
 	for p in $have; do
+		[ -z "$keep" ] || break
 		case ${p%%=*} in *-common|*-common-*) continue ;; esac
 		case " ${want[*]} " in *" ${p%%=*} "*) ;; *) purge+=("${p%%=*}") ;; esac
 	done
@@ -145,4 +150,20 @@ ue_chroot_pkgs() {
 	# shellcheck disable=SC2086
 	ue_chroot_run "$r" apt-get -y -q install --no-install-recommends $missing >>"$c.apt.log" 2>&1 ||
 		{ log "apt-get install $missing in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
+}
+
+# ue_chroot_build_module RELEASE ROOT OUT KRELEASE [make vars...]: build
+# user_events.ko from the checkout ROOT in a copy in OUT (log in OUT.log), in
+# RELEASE's chroot against /usr/src/linux-headers-KRELEASE (installed there
+# by apt-get as on a user's machine, ue_chroot_headers, with the compiler
+# the headers depend on), as DKMS builds it there. OUT's parent is bound at
+# its own path (the cache always is).
+ue_chroot_build_module() {
+	local r=$1 root=$2 out=$3 krel=$4
+	shift 4
+	rm -rf "$out"; mkdir -p "$out"
+	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
+		"$root/include" "$root/scripts" "$out/"
+	ue_chroot_run "$r" --bind "$(dirname "$out")" make -j"$(nproc)" -C "$out" \
+		KDIR="/usr/src/linux-headers-$krel" "$@" >"$out.log" 2>&1
 }

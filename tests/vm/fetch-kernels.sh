@@ -4,7 +4,9 @@
 #
 # For each kernel: the boot image (vmlinuz, config, System.map), the modules
 # the suites load (fuse.ko for fuse_test, uncompressed, in mods/, unless
-# built in) and the headers tree (linux-headers-*-amd64 plus the -common and
+# built in), those of scripts/user-events-run's VM (9p and virtio, with
+# what they depend on, in mods/vm/ with their load order; vm-lib.sh) and
+# the headers tree (linux-headers-*-amd64 plus the -common and
 # linux-kbuild packages it depends on) are unpacked under
 #   $UE_CACHE/kernels/<release>_<version>/    (kernels/<name> links to it)
 # and a file "kdir" there names the directory to pass as KDIR=.
@@ -24,6 +26,7 @@ log() { printf 'fetch-kernels: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 . "$here/apt-lib.sh"
+. "$here/vm-lib.sh"
 
 # header_closure RELEASE HEADERS VERSION: "package=version" of the headers
 # package and the linux-headers-*/linux-kbuild-* packages it depends on. A
@@ -60,19 +63,35 @@ image_closure() {
 		exit }'
 }
 
+# extract_mods ST DEB...: the module files of the image packages DEB... that
+# the suites and user-events-run's VM load, with their paths, into ST.
+extract_mods() {
+	local st=$1 f; shift
+	for f in "$@"; do
+		dpkg-deb --fsys-tarfile "$f" | tar -x -C "$st" --wildcards --no-anchored \
+			'*/fs/fuse/fuse.ko*' "${ue_vm_mod_globs[@]}" 2>/dev/null || true
+	done
+}
+
+# vm_mods DIR REL ST: DIR/mods/vm from the modules in ST (ue_vm_modules);
+# where they are missing, said, and the kernel still serves make check.
+vm_mods() {
+	ue_vm_modules "$3" "$1/boot/config-$2" "$1/mods/vm" ||
+		{ rm -rf "$1/mods/vm"; log "no 9p/virtio modules for $2: user-events-run cannot boot it"; }
+}
+
 # unpack_image DIR REL DEB...: boot/{vmlinuz,config,System.map}-REL from the
 # image packages (in /boot, or in /usr/lib/modules/REL/ from 7.x on), and in
 # DIR/mods each module the suites load, uncompressed (fuse.ko), unless the
-# config has it built in.
+# config has it built in, and the VM modules of user-events-run (vm_mods).
 unpack_image() {
 	local dir=$1 rel=$2 st=$1/.img f name sym m; shift 2
 	mkdir -p "$st" "$dir/boot" "$dir/mods"
 	for f in "$@"; do
 		dpkg-deb --fsys-tarfile "$f" | tar -x -C "$st" --wildcards \
 			--exclude='*.ko' --exclude='*.ko.*' || return 1
-		dpkg-deb --fsys-tarfile "$f" | tar -x -C "$st" --wildcards --no-anchored \
-			'*/fs/fuse/fuse.ko*' 2>/dev/null || true
 	done
+	extract_mods "$st" "$@"
 	for f in vmlinuz config System.map; do
 		for m in "$st/boot/$f-$rel" "$st/usr/lib/modules/$rel/$f" "$st/lib/modules/$rel/$f"; do
 			[ -f "$m" ] && { cp "$m" "$dir/boot/$f-$rel"; break; }
@@ -84,14 +103,29 @@ unpack_image() {
 		grep -qx "CONFIG_$sym=y" "$dir/boot/config-$rel" && continue
 		m=$(find "$st" -name "$name.ko*" | head -1)
 		[ -n "$m" ] || { log "no $name.ko for $rel"; return 1; }
-		case $m in
-		*.xz) xz -dc "$m" ;;
-		*.zst) zstd -qdc "$m" ;;
-		*.gz) gzip -dc "$m" ;;
-		*) cat "$m" ;;
-		esac >"$dir/mods/$name.ko" || return 1
+		ue_ko_cat "$m" >"$dir/mods/$name.ko" || return 1
 	done
+	vm_mods "$dir" "$rel" "$st"
 	rm -rf "$st"
+}
+
+# add_vm_mods NAME RELEASE IMAGE VERSION DIR REL: mods/vm for a kernel cached
+# before it was taken from the packages: the image packages alone are
+# fetched again (the headers and the rest stay as they are).
+add_vm_mods() {
+	local n=$1 r=$2 dir=$5 rel=$6 dl ipkgs
+	ue_apt_setup "$r" || return 1
+	log "fetching $n ($r): the 9p/virtio modules of $3 $4"
+	dl=$(mktemp -d "$UE_CACHE/dl.XXXXXX")
+	mapfile -t ipkgs < <(image_closure "$r" "$3" "$4")
+	if (cd "$dl" && ue_apt "$r" download "${ipkgs[@]}" >&2); then
+		mkdir -p "$dl/st"
+		extract_mods "$dl/st" "$dl"/*.deb
+		vm_mods "$dir" "$rel" "$dl/st"
+	else
+		log "download failed for $n's image packages: no 9p/virtio modules for user-events-run"
+	fi
+	rm -rf "$dl"
 }
 
 # fetch_one NAME RELEASE IMAGE HEADERS VERSION: the kernel's directory,
@@ -134,6 +168,7 @@ fetch_one() {
 		echo "$want" >"$stamp"
 		log "cached $n: $rel ($ver)"
 	fi
+	[ -f "$dir/mods/vm/load.order" ] || add_vm_mods "$n" "$r" "$img" "$ver" "$dir" "$rel"
 	# (a directory of that name is an older cache's layout)
 	[ -L "$UE_CACHE/kernels/$n" ] || rm -rf "${UE_CACHE:?}/kernels/$n"
 	ln -sfn "$(basename "$dir")" "$UE_CACHE/kernels/$n"

@@ -17,6 +17,10 @@
 # Its libraries are Debian 12's, which Debian 12's qemu-system-x86 (in
 # tests/deps.sh) brings. Prints the root; ue_boot (vm-lib.sh) runs
 # ROOT/usr/bin/qemu-system-x86_64 when UE_QEMU_ROOT names it.
+#
+# Usage: fetch-qemu.sh [--cached]
+#   --cached: the newest QEMU already in the cache, if there is one, without
+#   asking the mirror for a newer (user-events-run: no network when warm).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,12 +31,20 @@ die() { log "$*"; exit 1; }
 
 . "$here/apt-lib.sh"
 
-ue_apt_setup qemu || die "no apt lists of bookworm-backports"
-candidate() { ue_apt_cache qemu policy "$1" | awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }'; }
-ver=$(candidate qemu-system-x86)
-[ -n "$ver" ] || die "the mirror's bookworm-backports has no qemu-system-x86"
-dir=$UE_CACHE/qemu/$(echo "$ver" | tr ':~' '__')
+dir=
+if [ "${1:-}" = --cached ]; then
+	dir=$(ls -d "$UE_CACHE"/qemu/*/.complete 2>/dev/null | sort -V | tail -1) || true
+	dir=${dir%/.complete}
+fi
+if [ -z "$dir" ]; then
+	ue_apt_setup qemu || die "no apt lists of bookworm-backports"
+	candidate() { ue_apt_cache qemu policy "$1" | awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }'; }
+	ver=$(candidate qemu-system-x86)
+	[ -n "$ver" ] || die "the mirror's bookworm-backports has no qemu-system-x86"
+	dir=$UE_CACHE/qemu/$(echo "$ver" | tr ':~' '__')
+fi
 root=$dir/root
+ver=${ver:-$(cat "$dir/version" 2>/dev/null)}
 
 if [ ! -f "$dir/.complete" ]; then
 	bios=$(candidate seabios)

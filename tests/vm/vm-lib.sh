@@ -21,6 +21,16 @@ ue_initramfs_pack() {
 	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
 }
 
+# ue_qemu_argv: the array ue_qemu, the command that runs QEMU (UE_QEMU_ROOT's
+# or the machine's).
+ue_qemu_argv() {
+	local q=${UE_QEMU_ROOT:-}
+	ue_qemu=(qemu-system-x86_64)
+	[ -z "$q" ] || ue_qemu=(env QEMU_MODULE_DIR="$q/usr/lib/x86_64-linux-gnu/qemu"
+		"$q/usr/bin/qemu-system-x86_64" -nodefaults -L "$q/usr/share/qemu"
+		-L "$q/usr/share/seabios")
+}
+
 # ue_boot KROOT INITRD CONSOLE-LOG TIMEOUT: boot the kernel of KROOT (a
 # directory with release and boot/, as fetch-kernels.sh leaves it) under
 # TCG; the guest's serial console goes to CONSOLE-LOG, QEMU's own output to
@@ -36,23 +46,31 @@ ue_initramfs_pack() {
 # UE_QEMU_ROOT: a QEMU unpacked there (tests/vm/fetch-qemu.sh, make check's)
 # instead of the machine's; -nodefaults, so that it loads none of the
 # machine's QEMU modules (another build's, which it refuses).
+#
+# For scripts/user-events-run: UE_VM_ACCEL replaces the accelerator (kvm),
+# UE_VM_MEMORY the 1024 MB, UE_VM_CMDLINE adds kernel parameters, the array
+# ue_qemu_args adds QEMU arguments (paths with spaces), and UE_VM_PIDFILE
+# receives the pid of the timeout process that runs QEMU (a TERM to it ends
+# QEMU), so that a caller that is itself stopped can stop its VM.
 ue_boot() {
-	local kr=$1 extra= tcg=multi qemu=(qemu-system-x86_64) q=${UE_QEMU_ROOT:-} pid waited=0
+	local kr=$1 extra= tcg=multi qemu pid waited=0
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
+	extra="$extra${UE_VM_CMDLINE:+ $UE_VM_CMDLINE}"
 	case " ${UE_QEMU_OPTS:-} " in *" -icount "*) tcg=single ;; esac
-	[ -z "$q" ] || qemu=(env QEMU_MODULE_DIR="$q/usr/lib/x86_64-linux-gnu/qemu"
-		"$q/usr/bin/qemu-system-x86_64" -nodefaults -L "$q/usr/share/qemu"
-		-L "$q/usr/share/seabios")
+	ue_qemu_argv
+	qemu=("${ue_qemu[@]}")
 	rm -f "$3"
 	# shellcheck disable=SC2086
-	timeout "$4" "${qemu[@]}" -accel tcg,thread=$tcg -cpu max -m 1024 \
-		-smp "${UE_VM_CPUS:-2}" ${UE_QEMU_OPTS:-} \
+	timeout "$4" "${qemu[@]}" -accel "${UE_VM_ACCEL:-tcg,thread=$tcg}" -cpu max \
+		-m "${UE_VM_MEMORY:-1024}" -smp "${UE_VM_CPUS:-2}" ${UE_QEMU_OPTS:-} \
+		${ue_qemu_args[@]+"${ue_qemu_args[@]}"} \
 		-display none -monitor none -no-reboot \
 		-serial file:"$3" \
 		-kernel "$kr/boot/vmlinuz-$(cat "$kr/release")" \
 		-initrd "$2" \
 		-append "console=ttyS0 panic=-1 loglevel=7$extra" </dev/null >"$3.qemu" 2>&1 &
 	pid=$!
+	[ -z "${UE_VM_PIDFILE:-}" ] || echo "$pid" >"$UE_VM_PIDFILE"
 	# UE_VM_BOOT_LIMIT (ue_boot_checked): a guest that has not printed
 	# "UE-BOOTED" by then is stopped, status 125.
 	while [ -n "${UE_VM_BOOT_LIMIT:-}" ] && kill -0 "$pid" 2>/dev/null &&
@@ -150,4 +168,55 @@ ue_build_module() {
 		"$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
 		"$root/include" "$root/scripts" "$out/"
 	make -C "$out" KDIR="$kdir" "$@" >"$out.log" 2>&1
+}
+
+# ue_ko_cat FILE: a kernel module file, uncompressed (Debian ships .ko, .ko.xz
+# from 6.x on, .ko.zst in newer kernels).
+ue_ko_cat() {
+	case $1 in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -qdc "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+
+# The modules of scripts/user-events-run's VM, as "module:CONFIG symbol": the
+# host's filesystem over virtio 9p, and COMMAND's standard output and error
+# on virtio serial ports. Debian builds 9p as modules, virtio too up to 6.1
+# (built in from 6.12 on); 6.1-cloud has no 9p at all.
+ue_vm_mod_list="9p:9P_FS 9pnet_virtio:NET_9P_VIRTIO virtio_pci:VIRTIO_PCI virtio_console:VIRTIO_CONSOLE"
+# Where they and what they depend on live in a kernel's module tree.
+ue_vm_mod_globs=('*/fs/9p/*.ko*' '*/net/9p/*.ko*' '*/fs/netfs/*.ko*' '*/fs/fscache/*.ko*'
+		 '*/drivers/virtio/*.ko*' '*/drivers/char/virtio_console.ko*')
+
+# ue_vm_modules TREE CONFIG OUT: the modules of ue_vm_mod_list that CONFIG
+# (a kernel's .config) does not build in, with the modules they depend on
+# (modinfo's depends, which the kernel's own package has: no depmod), found
+# anywhere below TREE and uncompressed into OUT; OUT/load.order names them
+# in the order insmod must load them. Fails naming a module it cannot find.
+ue_vm_modules() {
+	local tree=$1 config=$2 out=$3 f n spec
+	local -A path=() done=()
+	rm -rf "$out"; mkdir -p "$out"
+	while IFS= read -r f; do
+		n=${f##*/}; n=${n%%.ko*}
+		path[${n//-/_}]=$f
+	done < <(find -L "$tree" -name '*.ko*')
+	_ue_vm_mod() { # name: its dependencies first, then itself
+		local m=$1 d
+		[ -z "${done[$m]:-}" ] || return 0
+		[ -n "${path[$m]:-}" ] || { echo "no module $m for this kernel below $tree" >&2; return 1; }
+		done[$m]=1
+		ue_ko_cat "${path[$m]}" >"$out/$m.ko" || return 1
+		for d in $(modinfo -F depends "$out/$m.ko" | tr ',' ' '); do
+			_ue_vm_mod "${d//-/_}" || return 1
+		done
+		echo "$m" >>"$out/load.order"
+	}
+	: >"$out/load.order"
+	for spec in $ue_vm_mod_list; do
+		grep -qx "CONFIG_${spec#*:}=y" "$config" && continue
+		_ue_vm_mod "${spec%%:*}" || return 1
+	done
 }

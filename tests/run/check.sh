@@ -1,0 +1,136 @@
+#!/bin/bash
+# make check's checks of scripts/user-events-run (issue 17), on one kernel:
+# COMMAND's exit status (0, 7, a signal), its stdout and stderr apart, a
+# dynamically linked program and a shell script of this machine that
+# register a user event, write it and read it back from trace, a file
+# written in the current directory seen here afterwards, --env, the module
+# cached for a second run, and each of the tool's own failures with its
+# status and one line on stderr. Four VMs boot (and one is cut off by
+# --timeout); the failures before a boot cost none.
+# Prints "<kernel> run pass|fail <case> [detail]" lines.
+# Usage: check.sh KERNEL WORKDIR   (KERNEL: a row of tests/vm/kernels.list)
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+run=$root/scripts/user-events-run
+k=$1 w=$2
+rm -rf "$w"
+mkdir -p "$w/cwd" "$w/tmp"
+
+result() { echo "$k run $1 $2${3:+ $3}"; }
+# runit NAME ARGS...: user-events-run ARGS in $w/cwd; its status in $rc,
+# its stdout in $w/NAME.out, its stderr in $w/NAME.err.
+runit() {
+	local n=$1
+	shift
+	# (TMPDIR: the work directories a failure keeps stay in $w)
+	(cd "$w/cwd" && TMPDIR=$w/tmp "$run" "$@" >"$w/$n.out" 2>"$w/$n.err")
+	rc=$?
+}
+# is CASE WANT-STATUS: $rc is WANT-STATUS.
+is() {
+	if [ "$rc" = "$2" ]; then result pass "$1"
+	else result fail "$1" "status $rc, want $2; stderr: $(head -c 300 "$w/${3:-x}.err" 2>/dev/null | tr '\n' '|')"; fi
+}
+# same CASE FILE TEXT: FILE holds exactly TEXT.
+same() {
+	if [ "$(cat "$2")" = "$3" ]; then result pass "$1"
+	else result fail "$1" "$(basename "$2"): $(head -c 300 "$2" | tr '\n' '|'), want: $3"; fi
+}
+# has CASE FILE TEXT: a line of FILE is TEXT.
+has() {
+	if grep -qxF -- "$3" "$2"; then result pass "$1"
+	else result fail "$1" "$(basename "$2") has no line '$3': $(head -c 300 "$2" | tr '\n' '|')"; fi
+}
+# own_failure CASE NAME STATUS TEXT: the tool's own failure: STATUS, and its
+# stderr one line, "user-events-run: TEXT...".
+own_failure() {
+	local err=$w/$2.err
+	if [ "$rc" = "$3" ] && [ "$(grep -c . "$err")" = 1 ] &&
+	   grep -q "^user-events-run: $4" "$err" && [ ! -s "$w/$2.out" ]; then
+		result pass "$1"
+	else
+		result fail "$1" "status $rc (want $3), stderr: $(head -c 300 "$err" | tr '\n' '|')"
+	fi
+}
+
+# --- a dynamically linked program, and the module built (or cached) --------------
+if gcc -O2 -Wall -Wextra -Werror -I"$root/include/uapi" -o "$w/cwd/ue_run_probe" \
+	"$here/ue_run_probe.c" >"$w/cc.log" 2>&1 &&
+   ldd "$w/cwd/ue_run_probe" | grep -q 'libc\.so'; then
+	result pass probe_built_dynamic
+else
+	result fail probe_built_dynamic "$(head -c 300 "$w/cc.log")"
+fi
+runit probe --kernel "$k" -- ./ue_run_probe
+is exit_0 0 probe
+same binary_event_read_back "$w/probe.out" "ue_run_probe: event read back from trace"
+same stderr_apart "$w/probe.err" "ue_run_probe: this line is on stderr"
+
+# --- a shell script (this tree's, read-only), --env, the current directory ----------
+export UE_RUN_TEST="a b'c"
+runit script --verbose --kernel "$k" --env UE_RUN_TEST -- "$here/ue_run_script.sh"
+unset UE_RUN_TEST
+is exit_7 7 script
+has script_event_read_back "$w/script.out" "ue_run_script: event read back from trace"
+has cwd_and_env "$w/script.out" "ue_run_script: cwd $w/cwd env UE_RUN_TEST=a b'c UE_RUN_ACCEL=$(sed -n 's/^user-events-run: accelerator: \(KVM\|TCG\).*/\1/p' "$w/script.err" | tr A-Z a-z)"
+has script_stderr_apart "$w/script.err" "ue_run_script: this line is on stderr"
+if grep -q '^user-events-run:' "$w/script.out"; then
+	result fail stdout_only_command "$(grep -m1 '^user-events-run:' "$w/script.out")"
+else
+	result pass stdout_only_command
+fi
+if [ -f "$w/cwd/ue_run_written" ]; then
+	same cwd_file_on_host "$w/cwd/ue_run_written" "written in the guest"
+else
+	result fail cwd_file_on_host "no $w/cwd/ue_run_written"
+fi
+has module_cached "$w/script.err" "user-events-run: module: cached ($(sed -n 's/^user-events-run: module: cached (\(.*\))$/\1/p' "$w/script.err"))"
+if grep -q '^user-events-run: accelerator: \(KVM\|TCG\)' "$w/script.err"; then
+	result pass accelerator_said
+else
+	result fail accelerator_said "--verbose did not name it"
+fi
+
+# --- killed by a signal: 128 + its number, as a shell says ---------------------
+runit signal --kernel "$k" -- sh -c 'kill -USR1 $$'
+is signal_128_plus_n $((128 + 10)) signal
+same signal_stderr_empty "$w/signal.err" ""
+
+# --- the tool's own failures -------------------------------------------------------
+# The module does not load: a file that is no module.
+echo "not a module" >"$w/garbage.ko"
+runit noload --kernel "$k" --module "$w/garbage.ko" -- true
+own_failure fail_module_load noload 123 "the module did not load in "
+# The VM times out (under TCG before its user space, under KVM in COMMAND).
+runit timeout --kernel "$k" --timeout 3 -- sleep 60
+own_failure fail_timeout timeout 124 "timed out after 3s"
+# An unknown --kernel.
+runit unknown --kernel no-such-row -- true
+own_failure fail_unknown_kernel unknown 120 "unknown --kernel no-such-row"
+# The kernel cannot be fetched: an empty cache and no apt-get on PATH.
+mkdir -p "$w/path"
+IFS=: read -ra dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+	for f in "$d"/*; do
+		case ${f##*/} in apt-get|apt-cache) continue ;; esac
+		[ -x "$f" ] && [ ! -e "$w/path/${f##*/}" ] && ln -s "$f" "$w/path/${f##*/}"
+	done
+done
+PATH=$w/path UE_CACHE=$w/cache runit nofetch --kernel "$k" -- true
+own_failure fail_fetch nofetch 121 "kernel $k could not be fetched"
+# The module does not build: a --kernel-dir whose headers are no headers.
+kd=$w/kdir
+mkdir -p "$kd/build/include/generated"
+ln -s "$(readlink -f "${UE_CACHE:-$HOME/.cache/user-events-dkms}/kernels/$k")/boot/vmlinuz-$(cat "${UE_CACHE:-$HOME/.cache/user-events-dkms}/kernels/$k/release")" "$kd/vmlinuz"
+echo '#define UTS_RELEASE "0.0.0-no-headers"' >"$kd/build/include/generated/utsrelease.h"
+printf 'CONFIG_%s=y\n' 9P_FS NET_9P_VIRTIO VIRTIO_PCI VIRTIO_CONSOLE >"$kd/build/.config"
+runit nobuild --kernel-dir "$kd" -- true
+own_failure fail_module_build nobuild 122 "the module did not build for 0.0.0-no-headers"
+# The VM fails: QEMU cannot load a kernel image that is none.
+rm "$kd/vmlinuz"
+echo "not a kernel" >"$kd/vmlinuz"
+runit novm --kernel-dir "$kd" --module "$w/garbage.ko" -- true
+own_failure fail_vm novm 125 "the VM ended without COMMAND's status"
+exit 0
