@@ -5,6 +5,7 @@
 # must succeed or give its documented errno and leave nothing half made.
 # The splat scan, lockdep, KASAN and the kmemleak scan after the last suite
 # judge what the kernel saw meanwhile.
+# suite-timeout: 900
 SUITE=faults
 . /tests/lib.sh
 F=/sys/kernel/debug

@@ -12,7 +12,7 @@
 #                  a subset is announced, never silent
 #   UE_KERNELS_LOCK  a lock file of an earlier run (build/check/kernels.lock):
 #                  the same packages again instead of the newest
-#   UE_VM_TIMEOUT  seconds a VM may run (default 600)
+#   UE_VM_TIMEOUT  seconds a VM may run (default 600; 1500 for the debug kernels)
 #   UE_VM_BOOT_TIMEOUT  seconds a guest may take to reach user space before
 #                  it is booted again (default 120, vm-lib.sh)
 #   UE_BUILD_DIR   where results and logs go (default build/check)
@@ -32,7 +32,10 @@ vmdir=$root/tests/vm
 export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 build=${UE_BUILD_DIR:-$root/build/check}
 vms_only=${UE_VMS_ONLY:-0}
-vm_timeout=${UE_VM_TIMEOUT:-600}
+# A VM's limit: the debug kernels run suite faults besides the others, and
+# KASAN and lockdep slow everything (about 12 minutes there, 2 to 4 on a
+# Debian kernel).
+vm_limit() { [ "$1" = "${1#debug}" ] && echo "${UE_VM_TIMEOUT:-600}" || echo "${UE_VM_TIMEOUT:-1500}"; }
 t_start=$(date +%s)
 
 # The rows of kernels.list (every kernel Debian ships), and our own builds
@@ -405,6 +408,7 @@ for k in $kernels; do
 	fi
 	make_initramfs "$k"
 	say "$k: initramfs $(( $(stat -c %s "$build/$k/initrd.gz") / 1048576 )) MB (gzip -1)"
+	vm_timeout=$(vm_limit "$k")
 	say "$k: booting $(cat "${kroot[$k]}/release") (timeout ${vm_timeout}s)"
 	t0=$(date +%s)
 	boot_and_run "$k"
