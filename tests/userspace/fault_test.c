@@ -490,7 +490,8 @@ static void op_sysctl(int n)
 
 /*
  * Closing a data fd that holds the last reference of an event (spec 2.7;
- * an enabler would hold one too, until its address space dies).
+ * an enabler would hold one too, until its address space dies): the event
+ * goes, whatever allocation failed (close() itself cannot fail).
  */
 static void op_close(int n)
 {
@@ -534,7 +535,7 @@ static const struct op ops[] = {
 	{ "fork",		op_fork,	fork_errs },
 	{ "status",		op_status,	enomem },
 	{ "sysctl",		op_sysctl,	enomem },
-	{ "close",		op_close,	none },
+	{ "close",		op_close,	enomem },
 };
 
 static int allowed(const int *errs, int err)
