@@ -220,13 +220,32 @@ static void command(const struct st_event *e, char *buf, size_t size)
  * record's start, 8 bytes of header included; a rel_loc one from after the
  * word). Its length.
  */
+/*
+ * The kernel's struct trace_entry, which a __data_loc offset counts in
+ * (spec 1.8): 8 bytes, 12 on 5.10's PREEMPT_RT. Read off a field's offset
+ * in the format of an event made for it (header_size()).
+ */
+static unsigned int hdr = 8;
+
+static void header_size(void)
+{
+	char fmt[4096], *f;
+
+	if (ue_write_text(TRACEFS "/dynamic_events", "u:st_hdr u32 a", O_APPEND))
+		return;
+	if (ue_read_text(EVENTS "/st_hdr/format", fmt, sizeof(fmt)) > 0 &&
+	    (f = strstr(fmt, "field:u32 a;\toffset:")))
+		hdr = atoi(f + strlen("field:u32 a;\toffset:"));
+	ue_write_text(TRACEFS "/dynamic_events", "-:st_hdr u32 a", O_APPEND);
+}
+
 static unsigned int payload(const struct st_event *e, unsigned char *p)
 {
 	__u32 loc;
 
 	memset(p, 0x5a, 32);
 	if (!strcmp(e->fields, "__data_loc char[] msg")) {
-		loc = 3 << 16 | (8 + 4);
+		loc = 3 << 16 | (hdr + 4);
 		memcpy(p, &loc, 4);
 		memcpy(p + 4, "hi", 3);
 		return 7;
@@ -1327,6 +1346,8 @@ static int run(int secs)
 	pid_t pid;
 
 	rng_init(&r, 1);
+	header_size();
+	printf("UE-INFO stress: records start %u bytes in (struct trace_entry)\n", hdr);
 	ue_result("setup.instances", !make_instance(ST_INST_A) && !make_instance(ST_INST_B),
 		  strerror(errno));
 	/* This file pins the module for the whole run. */
