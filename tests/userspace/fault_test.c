@@ -328,42 +328,51 @@ static void op_write(int n)
 	close(fd);
 }
 
+/*
+ * Write @line to dynamic_events, as one write() made with allocation @n
+ * failed (the open before it is not): sets res->ret and res->injected.
+ */
+static void dyn_line_faulted(int n, const char *line)
+{
+	int fd = open(DYN, O_WRONLY | O_APPEND);
+
+	arm(n);
+	res->ret = write(fd, line, strlen(line)) < 0 ? -errno : 0;
+	res->injected = disarm();
+	close(fd);
+}
+
 /* A "u:" line in dynamic_events (spec 1.11). */
 static void op_dyn_create(int n)
 {
-	int fd = open(DYN, O_WRONLY | O_APPEND);
-	const char *cmd = "u:" EV_CMD;
+	int ret;
 
-	arm(n);
-	res->ret = write(fd, cmd, strlen(cmd)) < 0 ? -errno : 0;
-	res->injected = disarm();
-	close(fd);
+	dyn_line_faulted(n, "u:" EV_CMD);
 	if (res->ret) {
 		expect("after the failed create", 0, 0);
-		if (ue_write_text(DYN, cmd, O_APPEND))
-			why("create again: %s", strerror(errno));
+		ret = ue_write_text(DYN, "u:" EV_CMD, O_APPEND);
+		if (ret)
+			why("create again: %s", strerror(-ret));
 	}
 	expect("created", 1, 0);
-	if (ue_write_text(DYN, DYN_DEL, O_APPEND))
-		why("delete: %s", strerror(errno));
+	ret = ue_write_text(DYN, DYN_DEL, O_APPEND);
+	if (ret)
+		why("delete: %s", strerror(-ret));
 }
 
 /* A "-:" line deleting a persistent event (spec 1.11). */
 static void op_dyn_delete(int n)
 {
-	int fd;
+	int ret = ue_write_text(DYN, "u:" EV_CMD, O_APPEND);
 
-	if (ue_write_text(DYN, "u:" EV_CMD, O_APPEND))
-		why("create: %s", strerror(errno));
-	fd = open(DYN, O_WRONLY | O_APPEND);
-	arm(n);
-	res->ret = write(fd, DYN_DEL, strlen(DYN_DEL)) < 0 ? -errno : 0;
-	res->injected = disarm();
-	close(fd);
+	if (ret)
+		why("create: %s", strerror(-ret));
+	dyn_line_faulted(n, DYN_DEL);
 	if (res->ret) {
 		expect("after the failed delete", 1, 0);
-		if (ue_write_text(DYN, DYN_DEL, O_APPEND))
-			why("delete again: %s", strerror(errno));
+		ret = ue_write_text(DYN, DYN_DEL, O_APPEND);
+		if (ret)
+			why("delete again: %s", strerror(-ret));
 	}
 	expect("deleted", 0, 0);
 }
