@@ -599,8 +599,11 @@ static struct ue_event *ue_event_alloc(char *cmd, char *args, u16 reg_flags)
 	int ret;
 
 	ev = kzalloc(UE_EVENT_ALLOC, GFP_KERNEL_ACCOUNT);
-	if (!ev)
+	if (!ev) {
+		/* The command is ours from the call on, whatever fails. */
+		kfree(cmd);
 		return ERR_PTR(-ENOMEM);
+	}
 	spare.buf = (u8 *)ev->spare;
 	spare.len = UE_EVENT_SPARE;
 	ev->reg_name = cmd;

@@ -164,7 +164,7 @@ boot() {
 		done
 		splats=$(ue_splats "$console.txt")
 		if [ -n "$splats" ]; then
-			result "$k" fail vm_no_kernel_splat "$(echo "$splats" | head -3 | tr '\n' '|')"
+			result "$k" fail vm_no_kernel_splat "$(ue_splat_summary "$console.txt" | tr '\n' '|')"
 		else
 			result "$k" pass vm_no_kernel_splat
 		fi

@@ -85,7 +85,7 @@ boot_and_run() { # kernel
 	local splats
 	splats=$(ue_splats "$log.txt")
 	if [ -n "$splats" ]; then
-		record "$k vm fail no_kernel_splat $(echo "$splats" | head -3 | tr '\n' '|')"
+		record "$k vm fail no_kernel_splat $(ue_splat_summary "$log.txt" | tr '\n' '|')"
 	else
 		record "$k vm pass no_kernel_splat"
 	fi

@@ -101,6 +101,27 @@ ue_splats() {
 	grep -v '^UE-' "$1" | ue_drop_alloc_failure_stacks | grep -E "$(ue_splat_re)"
 }
 
+# ue_splat_summary CONSOLE-TEXT: one line on the first splat, for the
+# failure list (CI may show only the end of the output): the suite that was
+# running, the splat's first line, its RIP and the first frames of its
+# trace; then the first lines of the other splats.
+ue_splat_summary() {
+	local first
+	first=$(ue_splats "$1" | head -1)
+	[ -n "$first" ] || return 0
+	awk -v first="$first" '
+		/^UE-SUITE-START / && !found { suite = $2 }
+		!found && $0 == first { found = 1; left = 40; n = 0
+			out = "in suite " (suite == "" ? "(none)" : suite) ": " $0; next }
+		found != 1 { next }
+		--left <= 0 || n >= 8 { found = 2; next }
+		{ line = $0; sub(/^\[ *[0-9.]+\] */, "", line); sub(/^ +/, "", line) }
+		line ~ /^RIP: / && !rip { rip = 1; out = out "|" line; next }
+		line ~ /^(\? )?[A-Za-z0-9_.]+\+0x[0-9a-f]+\/0x/ { out = out "|" line; n++ }
+		END { print out }' "$1"
+	ue_splats "$1" | sed -n '2,3p'
+}
+
 # The "Call Trace" line of each allocation failure report, from standard
 # input: the first such line within 8 lines of the report's first line.
 ue_drop_alloc_failure_stacks() {
