@@ -23,6 +23,7 @@
 
 #include "compat/event_call.h"
 #include "compat/field_len.h"
+#include "compat/format_file.h"
 #include "compat/ksyms.h"
 #include "compat/namei.h"
 #include "compat/workqueue.h"
@@ -164,6 +165,18 @@ static int ue_define_fields(struct ue_event *ev)
 }
 
 /*
+ * Remove the call from the core; its format files lose it first, where the
+ * core no longer does that itself (compat/format_file.h: a format file read
+ * after its event is gone read freed memory on 5.10 and 6.1). The caller
+ * made sure the core cannot refuse the removal.
+ */
+static int ue_call_remove(struct ue_event *ev)
+{
+	ue_format_detach(ev->class.system, ev->tp_name);
+	return static_call(ue_trace_remove_event_call)(&ev->call);
+}
+
+/*
  * Make the call visible: its fields, the core's call, all of it checked.
  * On failure nothing is left, the event's trace type id included (as
  * removing the call unregisters it).
@@ -194,7 +207,7 @@ static int ue_call_add(struct ue_event *ev)
 	 * only to be removed at once. Nobody could find it meanwhile: its
 	 * event is in no table yet, and enabling it takes event_mutex.
 	 */
-	static_call(ue_trace_remove_event_call)(&ev->call);
+	ue_call_remove(ev);
 	return ret ? ret : -ENOMEM;
 }
 
@@ -215,10 +228,11 @@ static int ue_call_visible(struct ue_event *ev, bool visible)
 	/*
 	 * Removing checks no permission: without memory for the creds, the
 	 * event still goes (upstream keeps it, busy, until deleted again;
-	 * suite faults, close).
+	 * suite faults, close). Its format files are then looked up with
+	 * the caller's own creds, which tracefs modes may keep from them.
 	 */
 	if (!cred && !visible)
-		return static_call(ue_trace_remove_event_call)(&ev->call);
+		return ue_call_remove(ev);
 	if (!cred) {
 		unregister_trace_event(&ev->call.event);
 		return -ENOMEM;
@@ -230,7 +244,7 @@ static int ue_call_visible(struct ue_event *ev, bool visible)
 	if (visible)
 		ret = ue_call_add(ev);
 	else
-		ret = static_call(ue_trace_remove_event_call)(&ev->call);
+		ret = ue_call_remove(ev);
 	revert_creds(old);
 	put_cred(cred);
 	return ret;

@@ -9,3 +9,8 @@ ue_probe = $(if $(shell grep -sqE '$(2)' $(srctree)/include/$(1) && echo y),-D$(
 # compat/workqueue.h: WQ_PERCPU and system_dfl_wq (6.17, and 6.12.y).
 ccflags-y += $(call ue_probe,linux/workqueue.h,^[[:space:]]*WQ_PERCPU[[:space:]]*=,UE_HAVE_WQ_PERCPU)
 ccflags-y += $(call ue_probe,linux/workqueue.h,\*system_dfl_wq;,UE_HAVE_SYSTEM_DFL_WQ)
+
+# compat/format_file.h: event directories are plain tracefs dentries (before
+# eventfs, 6.6), whose format files the core no longer guards (5.10.202+,
+# 6.1.64+).
+ccflags-y += $(call ue_probe,linux/trace_events.h,^[[:space:]]*struct dentry[[:space:]]+\*dir;,UE_HAVE_EVENT_FILE_DENTRY)
