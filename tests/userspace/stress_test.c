@@ -46,7 +46,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include <sys/utsname.h>
 
 #include "ue_abi.h"
 
@@ -845,33 +844,11 @@ static int exec_child_main(int fd)
 
 /* --- the controller's threads -------------------------------------------- */
 
-/*
- * On 5.10 the togglers leave the multi-format variants alone: finding one
- * reads variants' format files while others delete them, and there a read
- * oopsed once in four runs (f_start() on an event already freed: a
- * use-after-free, open in issue 14's notes). Said once, never silent.
- */
-static int skip_multi(void)
-{
-	static int skip = -1;
-	struct utsname u;
-
-	if (skip < 0) {
-		skip = !uname(&u) && !strncmp(u.release, "5.10.", 5);
-		if (skip)
-			printf("UE-INFO stress: on %s the togglers leave multi-format variants alone (format reads racing deletions oopsed: issue 14)\n",
-			       u.release);
-	}
-	return skip;
-}
-
 /* A random event's "system/name" (a multi-format variant among them). */
 static void random_tp(struct st_rng *r, char *tp, size_t size)
 {
 	const struct st_event *e = &events[below(r, NEVENTS)];
 
-	while (e->kind == MULTI && skip_multi())
-		e = &events[below(r, NEVENTS)];
 	tp_of(e, tp, size);
 	if (!*tp)
 		snprintf(tp, size, "user_events_multi/%s.0", e->name);
@@ -1150,8 +1127,9 @@ static int count_lines(const char *text, const char *prefix)
 /* Why an event's status line is not as planned: what each consumer says. */
 static void explain(const char *tp, const char *want, const char *status, int nth)
 {
-	char path[300], a[8], b[8], got[200] = "(none)";
+	char path[300], a[8], b[8], top[8], got[200] = "(none)";
 	const char *name = strchr(tp, '/') + 1, *p = status;
+	static char set[2048];
 
 	if (nth > 3)
 		return;
@@ -1168,8 +1146,17 @@ static void explain(const char *tp, const char *want, const char *status, int nt
 	ue_read_text(path, a, sizeof(a));
 	snprintf(path, sizeof(path), ST_INST_B "/events/%.100s/enable", tp);
 	ue_read_text(path, b, sizeof(b));
-	printf("# %s: user_events_status says \"%s\", want \"%.*s\"; enable in instance a %.1s, b %.1s\n",
-	       tp, got, (int)strlen(want) - 1, want, a, b);
+	snprintf(path, sizeof(path), TRACEFS "/events/%.100s/enable", tp);
+	ue_read_text(path, top, sizeof(top));
+	printf("# %s: user_events_status says \"%s\", want \"%.*s\"; enable in instance a %.1s, b %.1s, top %.1s\n",
+	       tp, got, (int)strlen(want) - 1, want, a, b, top);
+	/* Which instance's files are enabled, as the core lists them. */
+	ue_read_text(TRACEFS "/set_event", set, sizeof(set));
+	printf("# set_event top: %s\n", set);
+	ue_read_text(ST_INST_A "/set_event", set, sizeof(set));
+	printf("# set_event a: %s\n", set);
+	ue_read_text(ST_INST_B "/set_event", set, sizeof(set));
+	printf("# set_event b: %s\n", set);
 }
 
 /*
