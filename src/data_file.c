@@ -204,8 +204,7 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	ue_event_put(ev, false);
 unlock:
 	/* Whatever failed, the tracking made for it goes (item 11). */
-	if (ret)
-		ue_enabler_create_failed();
+	ue_enabler_prepare_end(ret != 0);
 	mutex_unlock(&ue_reg_mutex);
 	if (!IS_ERR_OR_NULL(cmd))
 		kfree(cmd);

@@ -55,6 +55,8 @@ struct ue_mm {
 	struct work_struct	mmput_work;	/* ue_mm_put() */
 	struct rcu_head		rcu;
 	unsigned long		flags;
+	/* registrations between their prepare and its end; event_mutex */
+	unsigned int		preparing;
 };
 
 struct ue_enabler {
@@ -469,6 +471,12 @@ static struct ue_mm *ue_mm_of_current(void)
  * lock held, through a FUSE daemon that does not answer. Under the global
  * mutex, that would stop every registration on the machine (issue 12, item
  * 3; fuse_test's notifier_others_not_blocked). Only this process waits here.
+ *
+ * It stays pinned until ue_enabler_prepare_end(): unpinned, another thread's
+ * failed registration could forget it before this one took ue_reg_mutex,
+ * and under load a thread lost it to the others ten times in a row, so that
+ * DIAG_IOCSREG failed with EAGAIN, which the spec has not (stress suite on
+ * 5.10, with two VMs sharing the machine).
  */
 int ue_enabler_prepare(void)
 {
@@ -477,9 +485,11 @@ int ue_enabler_prepare(void)
 	int i;
 
 	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
-		rcu_read_lock();
+		mutex_lock(ue_ksym_event_mutex);
 		um = ue_mm_find(current->mm);
-		rcu_read_unlock();
+		if (um)
+			um->preparing++;
+		mutex_unlock(ue_ksym_event_mutex);
 		if (um)
 			return 0;
 		mn = ue_notifier_get(current->mm);
@@ -506,6 +516,7 @@ int ue_enabler_prepare(void)
 			mutex_unlock(&ue_reg_mutex);
 			continue;
 		}
+		um->preparing = 1;
 		hash_add_rcu(ue_mms, &um->node, (unsigned long)current->mm);
 		ue_nr_mms++;
 		mutex_unlock(ue_ksym_event_mutex);
@@ -537,7 +548,7 @@ static void ue_mm_forget(struct ue_mm *um)
 {
 	lockdep_assert_held(&ue_reg_mutex);
 	mutex_lock(ue_ksym_event_mutex);
-	if (!list_empty(&um->enablers) ||
+	if (!list_empty(&um->enablers) || um->preparing ||
 	    test_and_set_bit(UE_MM_DETACHED, &um->flags)) {
 		mutex_unlock(ue_ksym_event_mutex);
 		return;
@@ -620,12 +631,17 @@ int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg)
 			      reg->enable_bit, reg->enable_size == 4, false);
 }
 
-void ue_enabler_create_failed(void)
+void ue_enabler_prepare_end(bool failed)
 {
-	struct ue_mm *um;
+	struct ue_mm *um = ue_mm_of_current();
 
-	um = ue_mm_of_current();
-	if (um)
+	if (!um)
+		return;
+	mutex_lock(ue_ksym_event_mutex);
+	if (um->preparing)
+		um->preparing--;
+	mutex_unlock(ue_ksym_event_mutex);
+	if (failed)
 		ue_mm_forget(um);
 }
 
@@ -761,8 +777,8 @@ void ue_fork_attach(struct ue_fork_snap *snap)
 			       snap->e[i].bit, snap->e[i].word32, true);
 	}
 	/* Nothing was added: the child is not tracked. */
-	if (!IS_ERR(um))
-		ue_mm_forget(um);
+	if (!ret)
+		ue_enabler_prepare_end(true);
 	mutex_unlock(&ue_reg_mutex);
 	kfree(snap);
 	ue_race_window(UE_RACE_FORK_ATTACH, false);

@@ -30,6 +30,7 @@ bool ue_enabler_exists(u64 addr, u8 bit);
 /*
  * Track current's address space, without ue_reg_mutex: registering its
  * notifier may wait on the process's own mmap lock. 0 or a negative errno.
+ * On 0 the tracking stays until ue_enabler_prepare_end().
  */
 int ue_enabler_prepare(void);
 /*
@@ -39,8 +40,12 @@ int ue_enabler_prepare(void);
  * address space is not tracked (ue_enabler_prepare() again, unlocked).
  */
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg);
-/* A registration given up: current is tracked no more if it has no bit. */
-void ue_enabler_create_failed(void);
+/*
+ * The registration a successful ue_enabler_prepare() was for is over,
+ * ue_reg_mutex held; if it @failed, current is tracked no more unless it
+ * has a bit or another registration of it is under way.
+ */
+void ue_enabler_prepare_end(bool failed);
 
 /* DIAG_IOCSUNREG (spec 1.7): 0 or -ENOENT; the bit is left as it is. */
 int ue_enabler_unregister(u64 addr, u8 bit, bool *word32);
