@@ -34,6 +34,7 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "compat/gup.h"
@@ -482,9 +483,8 @@ int ue_enabler_prepare(void)
 {
 	struct mmu_notifier *mn;
 	struct ue_mm *um;
-	int i;
 
-	for (i = 0; i < UE_FAULT_ATTEMPTS; i++) {
+	for (;;) {
 		mutex_lock(ue_ksym_event_mutex);
 		um = ue_mm_find(current->mm);
 		if (um)
@@ -503,17 +503,24 @@ int ue_enabler_prepare(void)
 		 * that was forgotten, whose notifier is still registered
 		 * until its put: either way this user is put, and the table
 		 * is looked at again. A forgetter holds ue_reg_mutex until
-		 * it has put the notifier (ue_mm_forget()): wait for it.
-		 * Spinning instead, ten rounds could pass while it was
-		 * preempted, and DIAG_IOCSREG failed with EAGAIN, which the
-		 * spec has not (the stress suite, on 5.10).
+		 * it has put the notifier (ue_mm_forget()): wait for it. A
+		 * forgotten notifier also stays registered while other
+		 * threads of the process hold a user of it here, so it is
+		 * gone only once they all have put theirs: no number of
+		 * rounds is enough (ten were not, under load: DIAG_IOCSREG
+		 * failed with EAGAIN, which the spec has not; stress suite,
+		 * 5.10, two VMs sharing the machine). Only the thread's own
+		 * death ends the wait early; nobody sees its errno.
 		 */
 		if (ue_mm_find(current->mm) ||
 		    test_bit(UE_MM_DETACHED, &um->flags)) {
 			mutex_unlock(ue_ksym_event_mutex);
 			mmu_notifier_put(mn);
+			if (fatal_signal_pending(current))
+				return -EINTR;
 			mutex_lock(&ue_reg_mutex);
 			mutex_unlock(&ue_reg_mutex);
+			cond_resched();
 			continue;
 		}
 		um->preparing = 1;
@@ -522,7 +529,6 @@ int ue_enabler_prepare(void)
 		mutex_unlock(ue_ksym_event_mutex);
 		return 0;
 	}
-	return -EAGAIN;
 }
 
 /*
