@@ -503,7 +503,7 @@ int ue_enabler_prepare(void)
 		 * that was forgotten, whose notifier is still registered
 		 * until its put: either way this user is put, and the table
 		 * is looked at again. A forgetter holds ue_reg_mutex until
-		 * it has put the notifier (ue_mm_forget()): wait for it. A
+		 * it has put the notifier (ue_enabler_prepare_end()): wait for it. A
 		 * forgotten notifier also stays registered while other
 		 * threads of the process hold a user of it here, so it is
 		 * gone only once they all have put theirs: no number of
@@ -541,25 +541,6 @@ static struct ue_mm *ue_mm_current(void)
 	struct ue_mm *um = ue_mm_of_current();
 
 	return um ? um : ERR_PTR(-EAGAIN);
-}
-
-/*
- * A registration (or a fork attachment) that failed leaves nothing behind:
- * @um goes again, with its notifier, if it has no enabler. Kept, it would
- * stay until the address space dies, against "a failed registration leaves
- * nothing" (issue 12, item 11). ue_reg_mutex, held by the caller, keeps
- * every other registration off it.
- */
-static void ue_mm_forget(struct ue_mm *um)
-{
-	lockdep_assert_held(&ue_reg_mutex);
-	mutex_lock(ue_ksym_event_mutex);
-	if (!list_empty(&um->enablers) || um->preparing ||
-	    test_and_set_bit(UE_MM_DETACHED, &um->flags)) {
-		mutex_unlock(ue_ksym_event_mutex);
-		return;
-	}
-	ue_mm_detach_unlock(um);
 }
 
 /* --- registration ------------------------------------------------------- */
@@ -637,6 +618,14 @@ int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg)
 			      reg->enable_bit, reg->enable_size == 4, false);
 }
 
+/*
+ * A registration (or a fork attachment) that failed leaves nothing behind:
+ * current's ue_mm goes again, with its notifier, if it has no enabler and
+ * no other registration of it is under way. Kept, it would stay until the
+ * address space dies, against "a failed registration leaves nothing"
+ * (issue 12, item 11). ue_reg_mutex, held by the caller, keeps every other
+ * registration off it.
+ */
 void ue_enabler_prepare_end(bool failed)
 {
 	struct ue_mm *um = ue_mm_of_current();
@@ -646,9 +635,12 @@ void ue_enabler_prepare_end(bool failed)
 	mutex_lock(ue_ksym_event_mutex);
 	if (um->preparing)
 		um->preparing--;
-	mutex_unlock(ue_ksym_event_mutex);
-	if (failed)
-		ue_mm_forget(um);
+	if (!failed || !list_empty(&um->enablers) || um->preparing ||
+	    test_and_set_bit(UE_MM_DETACHED, &um->flags)) {
+		mutex_unlock(ue_ksym_event_mutex);
+		return;
+	}
+	ue_mm_detach_unlock(um);
 }
 
 int ue_enabler_fault_in(u64 addr, u8 bit, bool word32)

@@ -95,16 +95,6 @@ bool ue_event_busy(struct ue_event *ev)
 	return !ue_event_last_ref(ev);
 }
 
-/* From directory *@d to its entry @name, if there is one; *@d is put. */
-static bool ue_lookup_step(struct dentry **d, const char *name)
-{
-	struct dentry *next = ue_lookup_positive(name, *d);
-
-	dput(*d);
-	*d = IS_ERR(next) ? NULL : next;
-	return *d;
-}
-
 /*
  * Whether the core made all of the event, event_mutex held (with the
  * creds ue_call_visible() gives the lookup). trace_add_event_call()

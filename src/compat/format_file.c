@@ -26,18 +26,11 @@ static char ue_instance_names[1024];
 static void ue_format_detach_at(struct dentry *base, const char *system,
 				const char *name)
 {
-	const char *const path[] = { "events", system, name, "format" };
-	struct dentry *d = dget(base), *next;
-	unsigned int i;
+	struct dentry *d = dget(base);
 
-	for (i = 0; i < ARRAY_SIZE(path) && d; i++) {
-		next = ue_lookup_positive(path[i], d);
-		dput(d);
-		d = IS_ERR(next) ? NULL : next;
-	}
-	if (!d)
-		return;
-	WRITE_ONCE(d_inode(d)->i_private, NULL);
+	if (ue_lookup_step(&d, "events") && ue_lookup_step(&d, system) &&
+	    ue_lookup_step(&d, name) && ue_lookup_step(&d, "format"))
+		WRITE_ONCE(d_inode(d)->i_private, NULL);
 	dput(d);
 }
 

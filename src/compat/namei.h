@@ -18,6 +18,7 @@
 #define UE_COMPAT_NAMEI_H
 
 #include <linux/dcache.h>
+#include <linux/err.h>
 #include <linux/namei.h>
 #include <linux/string.h>
 #include "version.h"
@@ -32,6 +33,19 @@ static inline struct dentry *ue_lookup_positive(const char *name,
 #else
 	return lookup_positive_unlocked(name, base, strlen(name));
 #endif
+}
+
+/*
+ * From directory *@d to its entry @name, if there is one: *@d is put and
+ * replaced by the entry (referenced), or by NULL. Steps of a path walk.
+ */
+static inline bool ue_lookup_step(struct dentry **d, const char *name)
+{
+	struct dentry *next = ue_lookup_positive(name, *d);
+
+	dput(*d);
+	*d = IS_ERR(next) ? NULL : next;
+	return *d;
 }
 
 #endif /* UE_COMPAT_NAMEI_H */

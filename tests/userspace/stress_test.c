@@ -46,7 +46,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-
 #include "ue_abi.h"
 
 #define ST_INST_A	TRACEFS "/instances/ue_stress_a"

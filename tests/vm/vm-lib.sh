@@ -106,8 +106,9 @@ ue_splats() {
 # running, the splat's first line, its RIP and the first frames of its
 # trace; then the first lines of the other splats.
 ue_splat_summary() {
-	local first
-	first=$(ue_splats "$1" | head -1)
+	local splats first
+	splats=$(ue_splats "$1")
+	first=${splats%%$'\n'*}
 	[ -n "$first" ] || return 0
 	awk -v first="$first" '
 		/^UE-SUITE-START / && !found { suite = $2 }
@@ -119,7 +120,7 @@ ue_splat_summary() {
 		line ~ /^RIP: / && !rip { rip = 1; out = out "|" line; next }
 		line ~ /^(\? )?[A-Za-z0-9_.]+\+0x[0-9a-f]+\/0x/ { out = out "|" line; n++ }
 		END { print out }' "$1"
-	ue_splats "$1" | sed -n '2,3p'
+	sed -n '2,3p' <<<"$splats"
 }
 
 # The "Call Trace" line of each allocation failure report, from standard
