@@ -1325,7 +1325,7 @@ static int run(int secs)
 	const void *args[] = { ST_INST_A, ST_INST_B, NULL, NULL, NULL, NULL, NULL };
 	pthread_t threads[7];
 	pid_t workers[ST_PROCS] = { 0 };
-	int perf_fds[ST_TPS + 1], hold, i, status, ret;
+	int perf_fds[ST_TPS + 1], hold, i, status, ret, life;
 	unsigned long long gen = 0;
 	struct st_rng r;
 	time_t end = time(NULL) + secs, t0 = time(NULL);
@@ -1345,11 +1345,20 @@ static int run(int secs)
 		for (i = 0; i < ST_PROCS; i++) {
 			if (workers[i])
 				continue;
+			/*
+			 * Its lifetime is drawn here, in the controller: drawn
+			 * in the child it was the same for every worker of a
+			 * run, so all of them could end together and leave no
+			 * survivor at the stop (CI saw "bits: 0 calls" once).
+			 * Slot 0's worker lives until the stop, whatever the
+			 * VM's clock does.
+			 */
+			life = i ? 2 + (int)below(&r, 9) : 24 * 3600;
 			__atomic_fetch_add(&sh->alive, ST_THREADS, __ATOMIC_RELEASE);
 			fflush(stdout);
 			workers[i] = fork();
 			if (!workers[i])
-				worker(gen, 2 + below(&r, 9));
+				worker(gen, life);
 			gen++;
 		}
 		pid = waitpid(-1, &status, WNOHANG);
