@@ -23,7 +23,7 @@
 
 #include "compat/event_call.h"
 #include "compat/field_len.h"
-#include "compat/format_file.h"
+#include "compat/removed_event.h"
 #include "compat/ksyms.h"
 #include "compat/namei.h"
 #include "compat/workqueue.h"
@@ -155,14 +155,15 @@ static int ue_define_fields(struct ue_event *ev)
 }
 
 /*
- * Remove the call from the core; its format files lose it first, where the
- * core no longer does that itself (compat/format_file.h: a format file read
- * after its event is gone read freed memory on 5.10 and 6.1). The caller
- * made sure the core cannot refuse the removal.
+ * Remove the call from the core, after what the core no longer guards
+ * itself on 5.10 and 6.1 (compat/removed_event.h: a format file read, or an
+ * enable file opened, as its event goes reached freed memory there). The
+ * caller made sure the core cannot refuse the removal.
  */
 static int ue_call_remove(struct ue_event *ev)
 {
-	ue_format_detach(ev->class.system, ev->tp_name);
+	ue_race_window(UE_RACE_CALL_REMOVE, false);
+	ue_removed_event_prepare(&ev->call, ev->class.system, ev->tp_name);
 	return static_call(ue_trace_remove_event_call)(&ev->call);
 }
 
@@ -855,5 +856,7 @@ void ue_events_exit(void)
 	destroy_workqueue(ue_wq);
 	/* Fault-ins hold module references: only their returns are left. */
 	destroy_workqueue(ue_fault_wq);
+	/* The files of removed events the core could not keep safe. */
+	ue_removed_event_exit();
 	rcu_barrier();
 }

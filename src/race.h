@@ -29,6 +29,8 @@ enum ue_race_site {
 	UE_RACE_FORK_ATTACH,		/* item 6b */
 	/* Loading, the files visible: the sysctl fails here, after a wait. */
 	UE_RACE_SYSCTL,			/* item 10 */
+	/* Removing a call, before anything: event_mutex held. */
+	UE_RACE_CALL_REMOVE,		/* compat/removed_event.h */
 };
 
 /* Whether the window at @site was open (it was waited for). */

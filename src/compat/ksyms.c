@@ -29,6 +29,10 @@ struct list_head *ue_ksym_dyn_event_list;
 struct list_head *ue_ksym_dyn_event_ops_list;
 /* The core's dyn_event_ops_mutex, held around every ->create. */
 struct mutex *ue_ksym_dyn_event_ops_mutex;
+#ifdef UE_PIN_EVENT_FILES
+/* The core's slab of event files (compat/removed_event.h). */
+struct kmem_cache **ue_ksym_file_cachep;
+#endif
 
 DEFINE_STATIC_CALL_NULL(ue_tracefs_create_file, tracefs_create_file);
 DEFINE_STATIC_CALL_NULL(ue_tracefs_remove, tracefs_remove);
@@ -111,6 +115,9 @@ int ue_ksyms_resolve(void)
 	ret |= UE_KSYM_DATA(ue_ksym_dyn_event_list, dyn_event_list);
 	ret |= UE_KSYM_DATA(ue_ksym_dyn_event_ops_list, dyn_event_ops_list);
 	ret |= UE_KSYM_DATA(ue_ksym_dyn_event_ops_mutex, dyn_event_ops_mutex);
+#ifdef UE_PIN_EVENT_FILES
+	ret |= UE_KSYM_DATA(ue_ksym_file_cachep, file_cachep);
+#endif
 	ret |= UE_KSYM_FUNC(ue_tracefs_create_file, tracefs_create_file);
 	ret |= UE_KSYM_FUNC(ue_tracefs_remove, tracefs_remove);
 	ret |= UE_KSYM_FUNC(ue_trace_add_event_call, trace_add_event_call);

@@ -16,6 +16,7 @@
 #include <linux/static_call.h>
 #include <linux/trace_events.h>
 #include <linux/tracefs.h>
+#include "removed_event.h"
 
 struct vfsmount;
 
@@ -33,6 +34,14 @@ extern struct mutex *ue_ksym_event_mutex;
 extern struct list_head *ue_ksym_dyn_event_list;
 extern struct list_head *ue_ksym_dyn_event_ops_list;
 extern struct mutex *ue_ksym_dyn_event_ops_mutex;
+
+#ifdef UE_PIN_EVENT_FILES
+/*
+ * kernel/trace/trace_events.c: the slab of struct trace_event_file, where a
+ * removed event's file pinned by compat/removed_event.c goes at last.
+ */
+extern struct kmem_cache **ue_ksym_file_cachep;
+#endif
 
 DECLARE_STATIC_CALL(ue_tracefs_create_file, tracefs_create_file);
 DECLARE_STATIC_CALL(ue_tracefs_remove, tracefs_remove);

@@ -11,6 +11,8 @@
  *   (kallsyms gives the distance to the next symbol), the heads of the two
  *   lists are consistent (and the lists, walked under their locks, closed),
  *   and the tracefs mount, once there is one, is a tracefs superblock's;
+ * - where removed events' files are pinned (compat/removed_event.h), the
+ *   core's file_cachep is a slab of objects large enough for them;
  * - struct dyn_event_operations (compat/dynevent.h): in every registered
  *   type of dynamic event, each of the five slots holds the start of a
  *   function whose name says what the slot is for (..._create, ..._show,
@@ -32,6 +34,7 @@
 #include <linux/magic.h>
 #include <linux/mount.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -210,6 +213,27 @@ static int ue_check_event(struct list_head *node, void *arg)
 	return -EINVAL;
 }
 
+#ifdef UE_PIN_EVENT_FILES
+/*
+ * The core's slab of struct trace_event_file, into which a pinned file is
+ * freed (compat/removed_event.h): a pointer to a cache of objects that
+ * hold one (a merged cache may hold larger ones).
+ */
+static bool ue_file_cache_sane(void)
+{
+	struct kmem_cache *cache;
+
+	return ue_sym_size(ue_ksym_file_cachep) >= sizeof(cache) &&
+	       ue_peek(&cache, ue_ksym_file_cachep, sizeof(cache)) && cache &&
+	       kmem_cache_size(cache) >= sizeof(struct trace_event_file);
+}
+#else
+static bool ue_file_cache_sane(void)
+{
+	return true;
+}
+#endif
+
 int ue_kernel_verify(void)
 {
 	struct ue_ops_seen seen = { .nr = 0 };
@@ -225,6 +249,8 @@ int ue_kernel_verify(void)
 		return ue_differs("dyn_event_list");
 	if (!ue_tracefs_mount_sane())
 		return ue_differs("tracefs_mount");
+	if (!ue_file_cache_sane())
+		return ue_differs("file_cachep");
 
 	/* Now known to be mutexes and lists: walk them under their locks. */
 	mutex_lock(ue_ksym_dyn_event_ops_mutex);

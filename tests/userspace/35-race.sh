@@ -36,6 +36,10 @@ race exit_wait 2 2000 exit-wait 200
 echo 0 >/sys/kernel/tracing/options/record-cmd
 race ftrace_enable 3 20000 ftrace-enable 20
 echo 1 >/sys/kernel/tracing/options/record-cmd
+# Site 7: deleting an event, event_mutex held, while its enable file is
+# opened (compat/removed_event.h; the freed file would be read under
+# slub_debug poisoning, a splat).
+race open_delete 7 20000 open-delete 20
 
 # The "other" marker of user_events_status (issue 14, item 5): a probe
 # that is neither ftrace's nor perf's, attached through the race build's

@@ -22,6 +22,9 @@
  *                               attachment drops its last event
  *   race_test init-fail KO      item 10: KO is loaded with its sysctl
  *                               failing while a thread registers
+ *   race_test open-delete N     an event's enable file is opened while the
+ *                               event is deleted: ENODEV, never the freed
+ *                               (or reused) file (compat/removed_event.h)
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -309,6 +312,72 @@ static void ftrace_enable(int n)
 }
 
 /*
+ * An enable file opened while its event is deleted (site 7: the deletion
+ * waits holding event_mutex, before the call is removed). The open, its
+ * path walk done, reads the file's trace_event_file and then waits for
+ * event_mutex; the deletion frees that file meanwhile, where the module
+ * does not pin it (5.10 and 6.1, compat/removed_event.h). The open must
+ * fail with ENODEV (or ENOENT, a walk after the deletion), or succeed if
+ * it came first; never open freed memory. The rig boots with
+ * slub_debug=FP,trace_event_file, so that such a read (poisoned) or write
+ * is a splat, not a silent success.
+ */
+static int od_fd;
+
+static void *od_deleter(void *arg)
+{
+	(void)arg;
+	if (ue_del(od_fd, "race_od"))
+		fail_once("DIAG_IOCSDEL race_od", errno);
+	return NULL;
+}
+
+static void open_delete(int n)
+{
+	long hit = 0, late = 0, early = 0;
+	pthread_t t;
+	int i, fd;
+
+	od_fd = ue_open_data();
+	for (i = 0; i < n && !errors; i++) {
+		/* Persistent, held by nothing: a deletion removes it. */
+		fd = ue_open_data();
+		if (ue_reg(fd, "race_od u32 a", &words[0], 0,
+			   USER_EVENT_REG_PERSIST, NULL) ||
+		    ue_unreg(fd, &words[0], 0)) {
+			fail_once("register race_od", errno);
+			break;
+		}
+		close(fd);
+		if (pthread_create(&t, NULL, od_deleter, NULL)) {
+			fail_once("pthread_create", errno);
+			break;
+		}
+		/* Into the deletion's window (race_us 20 ms). */
+		usleep(5000);
+		fd = open(EVENTS "/race_od/enable", O_WRONLY);
+		if (fd >= 0) {
+			early++;
+			close(fd);
+		} else if (errno == ENODEV) {
+			hit++;
+		} else if (errno == ENOENT) {
+			late++;
+		} else {
+			fail_once("open of the enable file", errno);
+		}
+		pthread_join(t, NULL);
+	}
+	close(od_fd);
+	printf("UE-INFO race open_delete: %d rounds, ENODEV %ld, ENOENT %ld, opened %ld\n",
+	       i, hit, late, early);
+	ue_result("open_delete.no_error", !errors, error);
+	/* The window was met (the open waited in it) in most rounds. */
+	ue_result("open_delete.window_hit", hit * 2 > i, "few opens waited");
+	UE_EQ("open_delete.gone", ue_exists(EVENTS "/race_od"), 0);
+}
+
+/*
  * Unload @mod as soon as nothing holds it, trying for up to 5 s: whether
  * it was unloaded.
  */
@@ -511,6 +580,8 @@ int main(int argc, char **argv)
 		exit_wait(n);
 	} else if (!strcmp(argv[1], "ftrace-enable")) {
 		ftrace_enable(n);
+	} else if (!strcmp(argv[1], "open-delete")) {
+		open_delete(n);
 	} else if (!strcmp(argv[1], "exit-rmmod") && argc > 2) {
 		exit_rmmod(argv[2]);
 	} else if (!strcmp(argv[1], "attach-rmmod") && argc > 2) {

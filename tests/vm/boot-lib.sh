@@ -53,7 +53,11 @@ make_initramfs() { # kernel
 
 boot_and_run() { # kernel
 	local k=$1 log=$build/$k/console.log rc
-	ue_boot_checked "${kroot[$k]}" "$build/$k/initrd.gz" "$log" "$vm_timeout" >"$build/$k/int3.notes"
+	# slub_debug on the core's event files: a read of a freed one (of a
+	# removed event, compat/removed_event.h) reads poison, and a write
+	# to one is found when it is allocated again, both reported.
+	UE_VM_CMDLINE="slub_debug=FP,trace_event_file" \
+		ue_boot_checked "${kroot[$k]}" "$build/$k/initrd.gz" "$log" "$vm_timeout" >"$build/$k/int3.notes"
 	rc=$?
 	while read -r line; do say "$line"; done <"$build/$k/int3.notes"
 	cat "$build/$k/int3.notes" >>"$notes"

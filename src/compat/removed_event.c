@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the core no longer guards when an event is removed, before eventfs:
+ * see removed_event.h.
+ */
+#include "removed_event.h"
+
+#ifdef UE_HAVE_EVENT_FILE_DENTRY
+#include <linux/build_bug.h>
+#include <linux/dcache.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/limits.h>
+#include <linux/list.h>
+#include <linux/mount.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include "ksyms.h"
+#include "namei.h"
+
+#ifdef UE_PIN_EVENT_FILES
+/*
+ * Files of an event directory that carry its trace_event_file: enable,
+ * filter, trigger, hist, hist_debug and inject, at most.
+ */
+#define UE_PIN_INODES	8
+/* How often the pins are looked at while there are some. */
+#define UE_PINS_PERIOD	HZ
+
+/*
+ * One instance's trace_event_file of a removed event, kept from being freed
+ * while its inodes can be reached; each inode is held (ihold()), so that
+ * its count tells whether anybody else still has it.
+ */
+struct ue_pin {
+	struct list_head list;
+	struct trace_event_file *file;
+	unsigned int nr;
+	/* More inodes than known: kept until the module goes. */
+	bool overflow;
+	struct inode *inodes[UE_PIN_INODES];
+};
+
+/* Under event_mutex. */
+static LIST_HEAD(ue_pins);
+
+static bool ue_pin_reachable(const struct ue_pin *pin)
+{
+	unsigned int i;
+
+	if (pin->overflow)
+		return true;
+	/* A dentry (of a path walk, an open file) holds one each. */
+	for (i = 0; i < pin->nr; i++)
+		if (atomic_read(&pin->inodes[i]->i_count) > 1)
+			return true;
+	return false;
+}
+
+static void ue_pin_drop(struct ue_pin *pin)
+{
+	unsigned int i;
+
+	list_del(&pin->list);
+	/* The core's event_file_put(); the removal marked the file freed. */
+	if (atomic_dec_and_test(&pin->file->ref))
+		kmem_cache_free(*ue_ksym_file_cachep, pin->file);
+	for (i = 0; i < pin->nr; i++)
+		iput(pin->inodes[i]);
+	kfree(pin);
+}
+
+/* The pins nothing can reach go; whether any are left. event_mutex held. */
+static bool ue_pins_reap(void)
+{
+	struct ue_pin *pin, *tmp;
+
+	list_for_each_entry_safe(pin, tmp, &ue_pins, list)
+		if (!ue_pin_reachable(pin))
+			ue_pin_drop(pin);
+	return !list_empty(&ue_pins);
+}
+
+static void ue_pins_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ue_pins_work, ue_pins_work_fn);
+
+static void ue_pins_work_fn(struct work_struct *work)
+{
+	bool left;
+
+	mutex_lock(ue_ksym_event_mutex);
+	left = ue_pins_reap();
+	mutex_unlock(ue_ksym_event_mutex);
+	if (left)
+		schedule_delayed_work(&ue_pins_work, UE_PINS_PERIOD);
+}
+
+/*
+ * Pin the trace_event_file of the event directory @dir, @call's. Its
+ * children are stable: event_mutex is held, under which alone the core
+ * adds and removes event files.
+ */
+static void ue_pin_files(struct dentry *dir, struct trace_event_call *call)
+{
+	struct dentry *d = dget(dir), *child;
+	struct trace_event_file *file;
+	struct inode *inode;
+	struct ue_pin *pin;
+
+	if (!ue_lookup_step(&d, "enable"))
+		return;
+	file = d_inode(d)->i_private;
+	dput(d);
+	if (!file || file->event_call != call ||
+	    (file->flags & EVENT_FILE_FL_FREED))
+		return;
+	/* Without memory, this one is left as the core leaves it. */
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	if (!pin)
+		return;
+	pin->file = file;
+	spin_lock(&dir->d_lock);
+	list_for_each_entry(child, &dir->d_subdirs, d_child) {
+		inode = d_inode(child);
+		if (!inode || inode->i_private != file)
+			continue;
+		if (pin->nr == UE_PIN_INODES) {
+			pin->overflow = true;
+			break;
+		}
+		ihold(inode);
+		pin->inodes[pin->nr++] = inode;
+	}
+	spin_unlock(&dir->d_lock);
+	atomic_inc(&file->ref);
+	list_add(&pin->list, &ue_pins);
+}
+
+/* Between removals: what nothing reaches goes, the rest is looked at later. */
+static void ue_pins_update(void)
+{
+	if (ue_pins_reap())
+		schedule_delayed_work(&ue_pins_work, UE_PINS_PERIOD);
+}
+
+void ue_removed_event_exit(void)
+{
+	struct ue_pin *pin, *tmp;
+	bool left = true;
+	int i;
+
+	cancel_delayed_work_sync(&ue_pins_work);
+	/* An open in its window holds a dentry for microseconds, not seconds. */
+	for (i = 0; i < 50 && left; i++) {
+		if (i)
+			msleep(20);
+		mutex_lock(ue_ksym_event_mutex);
+		left = ue_pins_reap();
+		mutex_unlock(ue_ksym_event_mutex);
+	}
+	/* Files still open hold references of their own, dropped on close. */
+	mutex_lock(ue_ksym_event_mutex);
+	list_for_each_entry_safe(pin, tmp, &ue_pins, list)
+		ue_pin_drop(pin);
+	mutex_unlock(ue_ksym_event_mutex);
+}
+#else
+static void ue_pin_files(struct dentry *dir, struct trace_event_call *call)
+{
+}
+
+static void ue_pins_update(void)
+{
+}
+#endif
+
+/*
+ * Instance names, copied out of the dcache under its lock to be looked up
+ * after it; one user at a time, as event_mutex is held.
+ */
+static char ue_instance_names[1024];
+
+/*
+ * The directory @base/events/@system/@name, if it is there: its
+ * trace_event_file is pinned, and its format file loses its call.
+ */
+static void ue_removed_at(struct dentry *base, struct trace_event_call *call,
+			  const char *system, const char *name)
+{
+	struct dentry *d = dget(base);
+
+	if (!ue_lookup_step(&d, "events") || !ue_lookup_step(&d, system) ||
+	    !ue_lookup_step(&d, name))
+		return;
+	ue_pin_files(d, call);
+	if (ue_lookup_step(&d, "format"))
+		WRITE_ONCE(d_inode(d)->i_private, NULL);
+	dput(d);
+}
+
+/*
+ * Copy the names of the instances past the first @skip into
+ * ue_instance_names, each NUL-terminated, as many as fit; returns how many.
+ * Instances come and go only under event_mutex, which the caller holds:
+ * the positive children of @dir are stable. Its other children (negative
+ * dentries of failed lookups, readdir cursors) are passed by. The parent's
+ * d_lock keeps the children's names from being moved meanwhile.
+ */
+static unsigned int ue_instances_copy(struct dentry *dir, unsigned int skip)
+{
+	unsigned int n = 0, seen = 0;
+	struct dentry *child;
+	size_t used = 0, len;
+
+	BUILD_BUG_ON(sizeof(ue_instance_names) < NAME_MAX + 1);
+	spin_lock(&dir->d_lock);
+	list_for_each_entry(child, &dir->d_subdirs, d_child) {
+		if (!d_really_is_positive(child) || seen++ < skip)
+			continue;
+		len = child->d_name.len + 1;
+		if (used + len > sizeof(ue_instance_names))
+			break;
+		memcpy(ue_instance_names + used, child->d_name.name, len);
+		used += len;
+		n++;
+	}
+	spin_unlock(&dir->d_lock);
+	return n;
+}
+
+void ue_removed_event_prepare(struct trace_event_call *call,
+			      const char *system, const char *name)
+{
+	struct dentry *root = READ_ONCE(*ue_ksym_tracefs_mount)->mnt_root;
+	unsigned int done = 0, n, i;
+	struct dentry *dir, *base;
+	const char *p;
+
+	ue_removed_at(root, call, system, name);
+	dir = ue_lookup_positive("instances", root);
+	while (!IS_ERR(dir) && (n = ue_instances_copy(dir, done))) {
+		p = ue_instance_names;
+		for (i = 0; i < n; i++, p += strlen(p) + 1) {
+			base = ue_lookup_positive(p, dir);
+			if (IS_ERR(base))
+				continue;
+			ue_removed_at(base, call, system, name);
+			dput(base);
+		}
+		done += n;
+	}
+	if (!IS_ERR(dir))
+		dput(dir);
+	ue_pins_update();
+}
+#endif
