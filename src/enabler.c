@@ -30,12 +30,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hashtable.h>
+#include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/userfaultfd_k.h>
 
 #include "compat/gup.h"
 #include "compat/ksyms.h"
@@ -171,6 +173,37 @@ static int ue_bit_write_mm(struct mm_struct *mm, u64 addr, u8 bit,
 	return ret;
 }
 
+/*
+ * Fault the word in at once, where that cannot wait on user space: in a
+ * private, anonymous, writable mapping that no userfaultfd watches, with a
+ * fault that may not retry (so it never drops the lock to wait). What it
+ * may wait for (memory, swap-in) any allocation under event_mutex waits
+ * for too. Upstream defers every fault of a state change to a work item
+ * (spec 2.6), and the bit lags behind the change: abi_test's forks, which
+ * reads the bit right after disabling its event on a page still
+ * copy-on-write from a fork, failed that way with the machine under load.
+ * The rest (file and shared mappings, FUSE, userfaultfd) stays deferred.
+ * The caller holds a user of @mm.
+ */
+static int ue_fault_in_anon(struct mm_struct *mm, u64 addr, u8 bit,
+			    bool word32)
+{
+	struct vm_area_struct *vma;
+	unsigned long waddr;
+	int wbit, ret = -EFAULT;
+
+	ue_word(addr, bit, word32, &waddr, &wbit);
+	mmap_read_lock(mm);
+	vma = find_vma(mm, waddr);
+	if (vma && vma->vm_start <= waddr && vma_is_anonymous(vma) &&
+	    (vma->vm_flags & VM_WRITE) && !userfaultfd_armed(vma))
+		ret = fixup_user_fault(mm, waddr,
+				       FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+				       NULL);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
 /* The same in @um's address space; -ENOENT if it is going away. */
 static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 			bool set)
@@ -181,6 +214,9 @@ static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 	if (test_bit(UE_MM_EXITED, &um->flags) || !mmget_not_zero(um->mn.mm))
 		return -ENOENT;
 	ret = ue_bit_write_mm(um->mn.mm, addr, bit, word32, set);
+	if (ret == -EFAULT &&
+	    !ue_fault_in_anon(um->mn.mm, addr, bit, word32))
+		ret = ue_bit_write_mm(um->mn.mm, addr, bit, word32, set);
 	ue_race_window(UE_RACE_BIT_WRITE, false);
 	ue_mm_put(um);
 	return ret;

@@ -56,9 +56,11 @@ own_failure() {
 }
 
 # --- a dynamically linked program, and the module built (or cached) --------------
+# (ldd's output to a file: "ldd | grep -q" under pipefail fails when grep
+# quits before ldd has written everything, as it once did in make check)
 if gcc -O2 -Wall -Wextra -Werror -I"$root/include/uapi" -o "$w/cwd/ue_run_probe" \
 	"$here/ue_run_probe.c" >"$w/cc.log" 2>&1 &&
-   ldd "$w/cwd/ue_run_probe" | grep -q 'libc\.so'; then
+   ldd "$w/cwd/ue_run_probe" >"$w/ldd.txt" && grep -q 'libc\.so' "$w/ldd.txt"; then
 	result pass probe_built_dynamic
 else
 	result fail probe_built_dynamic "$(head -c 300 "$w/cc.log")"
