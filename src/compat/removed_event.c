@@ -87,15 +87,18 @@ static bool ue_pins_reap(void)
 static void ue_pins_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ue_pins_work, ue_pins_work_fn);
 
+/* What nothing reaches goes, the rest is looked at later. event_mutex held. */
+static void ue_pins_update(void)
+{
+	if (ue_pins_reap())
+		schedule_delayed_work(&ue_pins_work, UE_PINS_PERIOD);
+}
+
 static void ue_pins_work_fn(struct work_struct *work)
 {
-	bool left;
-
 	mutex_lock(ue_ksym_event_mutex);
-	left = ue_pins_reap();
+	ue_pins_update();
 	mutex_unlock(ue_ksym_event_mutex);
-	if (left)
-		schedule_delayed_work(&ue_pins_work, UE_PINS_PERIOD);
 }
 
 /*
@@ -137,13 +140,6 @@ static void ue_pin_files(struct dentry *dir, struct trace_event_call *call)
 	spin_unlock(&dir->d_lock);
 	atomic_inc(&file->ref);
 	list_add(&pin->list, &ue_pins);
-}
-
-/* Between removals: what nothing reaches goes, the rest is looked at later. */
-static void ue_pins_update(void)
-{
-	if (ue_pins_reap())
-		schedule_delayed_work(&ue_pins_work, UE_PINS_PERIOD);
 }
 
 void ue_removed_event_exit(void)
