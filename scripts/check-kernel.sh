@@ -34,7 +34,17 @@ need CONFIG_KPROBES "used to find unexported kernel symbols"
 need CONFIG_KALLSYMS_ALL "symbols of kernel data"
 need CONFIG_PERF_EVENTS "perf events"
 need CONFIG_MODULE_UNLOAD "module unloading"
-need CONFIG_HAVE_STATIC_CALL "direct calls to unexported kernel functions"
+# The unexported functions the module calls (src/compat/static_call.h):
+# through direct branches where the kernel has static calls (x86), else
+# through plain indirect calls (arm64), which a kernel that checks indirect
+# branch targets would fault on.
+if ! grep -q '^CONFIG_HAVE_STATIC_CALL=y' "$conf"; then
+	for c in CONFIG_ARM64_BTI_KERNEL CONFIG_CFI_CLANG CONFIG_X86_KERNEL_IBT; do
+		grep -q "^$c=y" "$conf" || continue
+		echo "user-events-dkms: this kernel has $c and no static calls, so the module cannot call the unexported kernel functions it needs safely." >&2
+		exit 1
+	done
+fi
 need CONFIG_TRACEPOINTS "the fork tracepoint"
 need CONFIG_MMU_NOTIFIER "to learn when a process's address space goes away"
 exit 0

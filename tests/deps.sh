@@ -28,11 +28,17 @@ ue_pkgs_kernel=(build-essential flex bison bc libelf-dev libssl-dev pahole cpio)
 # make deb.
 ue_pkgs_deb=(build-essential debhelper dh-dkms)
 
+# The arm64 rows: the static test programs of their VMs (Debian 12's cross
+# compiler, with arm64's libc), and QEMU for arm64 where the cached QEMU 10
+# cannot be had (tests/vm/fetch-qemu.sh). Their modules are cross-built in
+# the release's chroot, with that release's cross compiler.
+ue_pkgs_arm64=(gcc-aarch64-linux-gnu qemu-system-arm)
+
 ue_pkgs_demo=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}")
 ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}")
 ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
-	       debootstrap curl)
+	       debootstrap curl "${ue_pkgs_arm64[@]}")
 # (make check has debootstrap too: it makes a chroot of each Debian release
 # to build the module in, and its host checks look at what every entry
 # point runs, make check-fresh's included; curl asks the mirror whether it
@@ -55,7 +61,8 @@ ue_progs_bench=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@]}"
 		"${ue_progs_deb[@]}" apt-get apt-cache dpkg-query g++ ldd dkms lintian
 		openssl modinfo depmod perf trace-cmd git debootstrap unshare chroot mount
-		curl xargs renice)
+		curl xargs renice aarch64-linux-gnu-gcc aarch64-linux-gnu-objcopy
+		qemu-system-aarch64)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 ue_progs_soak=("${ue_progs_check[@]}" awk)
 ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb

@@ -4,19 +4,21 @@
  * at load by ue_ksyms_resolve(), which names everything it cannot find.
  *
  * Data symbols are used through their address only. Functions are never
- * called through a pointer: Debian 6.12 has CONFIG_X86_KERNEL_IBT and seals
- * the ENDBR of unexported functions, so an indirect call to one is a #CP
- * oops. Each function is reached through a module-local static call instead,
- * which static_call_update() turns into a direct branch to it.
+ * called through a pointer of ours: Debian 6.12 has CONFIG_X86_KERNEL_IBT
+ * and seals the ENDBR of unexported functions, so an indirect call to one
+ * is a #CP oops. Each function is reached through a module-local static
+ * call instead, which static_call_update() turns into a direct branch to
+ * it; on arm64, which has no static calls, an indirect call, and why that
+ * is safe there: compat/static_call.h.
  */
 #ifndef UE_COMPAT_KSYMS_H
 #define UE_COMPAT_KSYMS_H
 
 #include <linux/mutex.h>
-#include <linux/static_call.h>
 #include <linux/trace_events.h>
 #include <linux/tracefs.h>
 #include "removed_event.h"
+#include "static_call.h"
 
 struct vfsmount;
 

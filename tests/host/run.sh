@@ -65,10 +65,23 @@ refuses() { # case kdir expected-text
 refuses has_user_events "$(fake_kdir ue '$a CONFIG_USER_EVENTS=y')" \
 	"this kernel has CONFIG_USER_EVENTS=y and already provides user_events"
 for opt in TRACING EVENT_TRACING DYNAMIC_EVENTS KPROBES KALLSYMS_ALL PERF_EVENTS \
-	   MODULE_UNLOAD HAVE_STATIC_CALL TRACEPOINTS MMU_NOTIFIER; do
+	   MODULE_UNLOAD TRACEPOINTS MMU_NOTIFIER; do
 	refuses "lacks_$opt" "$(fake_kdir "no_$opt" "/^CONFIG_$opt=/d")" \
 		"this kernel lacks CONFIG_$opt"
 done
+# Without static calls (arm64), the unexported functions are called
+# indirectly (src/compat/static_call.h): fine, unless the kernel checks the
+# targets of indirect branches.
+for opt in ARM64_BTI_KERNEL CFI_CLANG X86_KERNEL_IBT; do
+	refuses "no_static_call_with_$opt" \
+		"$(fake_kdir "nosc_$opt" "/^CONFIG_HAVE_STATIC_CALL=/d; \$a CONFIG_$opt=y")" \
+		"this kernel has CONFIG_$opt and no static calls"
+done
+if out=$("$copy/scripts/check-kernel.sh" "$(fake_kdir nosc "/^CONFIG_HAVE_STATIC_CALL=/d; /^CONFIG_X86_KERNEL_IBT=/d")" 2>&1); then
+	result kbuild pass no_static_call_accepted
+else
+	result kbuild fail no_static_call_accepted "$out"
+fi
 refuses no_config "$work/nonexistent" "no kernel configuration under"
 # The default KDIR of a kernel without headers: the message names the package.
 refuses no_headers_names_package /lib/modules/9.9.9-ue-none/build \

@@ -5,12 +5,16 @@
 # compiled at test time from the tree.
 # Prints one line per program: "host selftests pass|fail build.<name> [detail]",
 # and the compiler's warnings (upstream code is not held to -Werror).
-# Usage: build.sh LINUX_SOURCE_TREE OUTDIR
+# Usage: build.sh LINUX_SOURCE_TREE OUTDIR [ARCH]
+#   (with CC, a cross compiler, for the VMs of ARCH: arm64; the cases are
+#   then named build.ARCH.<name>)
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tree=$1
 out=$2
+tag=${3:+$3.}
+cc=${CC:-gcc}
 src=$tree/tools/testing/selftests/user_events
 # TEST_GEN_PROGS of the upstream Makefile.
 progs="ftrace_test dyn_test perf_test abi_test"
@@ -25,13 +29,13 @@ mkdir -p "$out"
 for p in $progs; do
 	log=$out/$p.log
 	if [ ! -f "$src/$p.c" ]; then
-		echo "host selftests fail build.$p no $src/$p.c"
+		echo "host selftests fail build.$tag$p no $src/$p.c"
 		continue
 	fi
-	if gcc "${cflags[@]}" -o "$out/$p" "$src/$p.c" -lrt -lpthread -lm >"$log" 2>&1; then
-		echo "host selftests pass build.$p"
+	if "$cc" "${cflags[@]}" -o "$out/$p" "$src/$p.c" -lrt -lpthread -lm >"$log" 2>&1; then
+		echo "host selftests pass build.$tag$p"
 	else
-		echo "host selftests fail build.$p does not compile: $(grep -m1 'error' "$log")"
+		echo "host selftests fail build.$tag$p does not compile: $(grep -m1 'error' "$log")"
 	fi
 	# Show what the compiler said (warnings, errors) on the console.
 	if [ -s "$log" ]; then
@@ -39,11 +43,11 @@ for p in $progs; do
 		sed 's/^/    /' "$log" >&2
 	fi
 	# The <linux/user_events.h> it includes must be ours, not a system copy.
-	hdr=$(gcc -M "${cflags[@]}" "$src/$p.c" 2>/dev/null | tr ' ' '\n' |
+	hdr=$("$cc" -M "${cflags[@]}" "$src/$p.c" 2>/dev/null | tr ' ' '\n' |
 		grep '/linux/user_events\.h$')
 	if [ "$hdr" = "$root/include/uapi/linux/user_events.h" ]; then
-		echo "host selftests pass header.$p"
+		echo "host selftests pass header.$tag$p"
 	else
-		echo "host selftests fail header.$p uses ${hdr:-no} linux/user_events.h"
+		echo "host selftests fail header.$tag$p uses ${hdr:-no} linux/user_events.h"
 	fi
 done

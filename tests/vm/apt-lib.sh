@@ -85,7 +85,8 @@ setup_private_apt() {
 
 
 # --- one apt state per Debian release (the kernel matrix) ---------------------
-# $UE_CACHE/apt-<release>/ holds the lists of the release's suites that carry
+# $UE_CACHE/apt-<release>/ (apt-<release>-arm64/ for RELEASE "<release>/arm64",
+# the arm64 rows: ue_kernel_arch) holds the lists of the release's suites that carry
 # kernels: the release itself, its -security suite (on the security mirror
 # the machine uses for bookworm-security) and, for trixie, its -backports;
 # unstable is sid alone. Lists are refreshed once per UE_APT_MAX_AGE seconds
@@ -121,7 +122,10 @@ ue_release_suites() {
 # serves, and a mirror that is a snapshot serves sid's Release past its
 # Valid-Until, a week; the signatures are still checked.)
 ue_apt_opts() { # RELEASE
-	local d=$UE_CACHE/apt-$1
+	local d=$UE_CACHE/apt-${1/\//-}
+	# (RELEASE/ARCH: that architecture's packages only, arm64's for the
+	# arm64 rows of the matrix, in a state of its own: apt-trixie-arm64)
+	[[ $1 != */* ]] || printf '%s\n' -o APT::Architecture="${1#*/}" -o APT::Architectures::="${1#*/}"
 	printf '%s\n' \
 		-o Dir::Etc::SourceList=/dev/null \
 		-o Dir::Etc::SourceParts="$d/sources.list.d" \
@@ -149,23 +153,41 @@ ue_apt_cache() { # RELEASE apt-cache-args...
 
 # ue_apt_setup RELEASE: the state, its lists fresh.
 ue_apt_setup() {
-	local r=$1 d=$UE_CACHE/apt-$1 suites uri s stamp age
+	local r=$1 d=$UE_CACHE/apt-${1/\//-} suites uri s stamp age
 	[ -n "$(machine_mirror)" ] || apt-get update -qq >&2 || true
-	suites=$(ue_release_suites "$r") || return 1
+	suites=$(ue_release_suites "${r%/*}") || return 1
 	mkdir -p "$d/sources.list.d" "$d/state/lists/partial" "$d/cache/archives/partial"
 	while read -r uri s; do
 		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
 			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
-	done <<<"$suites" >"$d/sources.list.d/$r.sources.new"
+	done <<<"$suites" >"$d/sources.list.d/${r%/*}.sources.new"
 	stamp=$d/state/.updated
 	age=$(( $(date +%s) - $(stat -c %Y "$stamp" 2>/dev/null || echo 0) ))
-	if cmp -s "$d/sources.list.d/$r.sources.new" "$d/sources.list.d/$r.sources" &&
+	if cmp -s "$d/sources.list.d/${r%/*}.sources.new" "$d/sources.list.d/${r%/*}.sources" &&
 	   [ "$age" -lt "${UE_APT_MAX_AGE:-21600}" ]; then
-		rm -f "$d/sources.list.d/$r.sources.new"
+		rm -f "$d/sources.list.d/${r%/*}.sources.new"
 		return 0
 	fi
-	mv "$d/sources.list.d/$r.sources.new" "$d/sources.list.d/$r.sources"
+	mv "$d/sources.list.d/${r%/*}.sources.new" "$d/sources.list.d/${r%/*}.sources"
 	log "updating the apt lists of $r ($(echo $suites | awk '{ for (i = 2; i <= NF; i += 2) printf "%s ", $i }'))"
 	ue_apt "$r" update >&2 || { log "apt-get update for $r failed"; return 1; }
 	touch "$stamp"
+}
+
+# ue_kernel_arch FLAVOUR-OR-PACKAGE: the Debian architecture of a kernel
+# flavour of kernels.list (arm64, cloud-arm64, rt-arm64: arm64) or of one of
+# its packages (linux-headers-<abi>-arm64); amd64 otherwise.
+ue_kernel_arch() {
+	case $1 in
+	arm64|*-arm64|*-arm64-unsigned|*-arm64-16k|*-arm64-16k-unsigned) echo arm64 ;;
+	*) echo amd64 ;;
+	esac
+}
+
+# ue_apt_release RELEASE FLAVOUR-OR-PACKAGE: the apt state's name for a
+# kernel: RELEASE for amd64, RELEASE/ARCH for another architecture.
+ue_apt_release() {
+	local a
+	a=$(ue_kernel_arch "$2")
+	[ "$a" = amd64 ] && echo "$1" || echo "$1/$a"
 }

@@ -10,8 +10,15 @@
 ue_short_suites="00-uapi 10-module 35-race 45-fuzz 50-selftests 55-stress"
 
 make_initramfs() { # kernel
-	local k=$1 ir=$build/$k/initramfs t ko
-	ue_initramfs_skeleton "$ir" "$vmdir/guest-init"
+	local k=$1 ir=$build/$k/initramfs t ko a=${karch[$1]:-amd64}
+	local ubin=$ubin sbin=$sbin troot=$troot busybox=
+	# Another architecture's row (arm64): its busybox, and the programs
+	# built for it (check.sh: userspace-ARCH, selftests-ARCH, tools-root-ARCH).
+	if [ "$a" != amd64 ]; then
+		ubin=$build/userspace-$a sbin=$build/selftests-$a troot=$build/tools-root-$a
+		busybox=${kroot[$k]}/busybox
+	fi
+	ue_initramfs_skeleton "$ir" "$vmdir/guest-init" $busybox
 	mkdir -p "$ir/tests/bin"
 	if [ -n "${UE_SUITES:-}" ]; then
 		# (make soak: only these, with its times)
@@ -36,7 +43,7 @@ make_initramfs() { # kernel
 		"$ir/modules/"
 	# Without their debug information: the guest reads less, and loads
 	# them faster (suite faults loads user_events.ko some 400 times).
-	for ko in "$ir"/modules/*.ko; do objcopy --strip-debug "$ko"; done
+	for ko in "$ir"/modules/*.ko; do "$(ue_cross_prefix "$a")objcopy" --strip-debug "$ko"; done
 	cp "$root/VERSION" "$ir/modules/VERSION"
 	# Kernel modules the suites load (fuse.ko, where FUSE is not built in).
 	if [ -d "${kroot[$k]}/mods" ]; then

@@ -36,7 +36,14 @@ vms_only=${UE_VMS_ONLY:-0}
 # A VM's limit: the debug kernels run suite faults besides the others, and
 # KASAN and lockdep slow everything (about 12 minutes there, 2 to 4 on a
 # Debian kernel; 6.12-deb13's suite ids about 5 more).
-vm_limit() { [ "$1" = "${1#debug}" ] && echo "${UE_VM_TIMEOUT:-900}" || echo "${UE_VM_TIMEOUT:-1500}"; }
+# The arm64 rows run under TCG emulating another architecture: the same limit.
+vm_limit() {
+	if [ "$1" = "${1#debug}" ] && [ "${karch[$1]:-amd64}" = amd64 ]; then
+		echo "${UE_VM_TIMEOUT:-900}"
+	else
+		echo "${UE_VM_TIMEOUT:-1500}"
+	fi
+}
 t_start=$(date +%s)
 
 # The rows of kernels.list (every kernel Debian ships), and our own builds
@@ -154,6 +161,12 @@ build_module() {
 		ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
 		return
 	fi
+	# (another architecture's: cross-built against its headers in the
+	# cache, with the release's cross compiler, ue_chroot_cross)
+	if [ "${karch[$k]:-amd64}" != amd64 ]; then
+		ue_chroot_build_module "$r" "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
+		return
+	fi
 	ue_chroot_build_module "$r" "$root" "$out" "$(cat "${kroot[$k]}/release")" "$@"
 }
 
@@ -221,8 +234,11 @@ debug_pid=$!
 
 wait $fetch_pid
 cat "$build/fetch.results" >>"$results"
+declare -A karch	# row -> amd64, or arm64 (kernels.list's flavour)
 for k in "${!krel[@]}"; do
-	grep -q "^$k fetch pass" "$results" && kroot[$k]=$UE_CACHE/kernels/$k
+	grep -q "^$k fetch pass" "$results" || continue
+	kroot[$k]=$UE_CACHE/kernels/$k
+	karch[$k]=$(ue_kroot_arch "${kroot[$k]}")
 done
 wait $chroot_pid
 for r in $releases; do
@@ -274,14 +290,32 @@ fi
 
 # --- userspace tests (static, run inside the VMs) -----------------------------
 say "building userspace tests"
-ubin=$build/userspace
-mkdir -p "$ubin"
 ucflags=(-static -O2 -Wall -Wextra -Werror -I"$root/include/uapi" -I"$root/tests/userspace")
+# build_userspace CC OUT: the test programs, static, for the VMs of CC's
+# architecture; non-zero if one did not build.
+build_userspace() {
+	local cc=$1 out=$2 src name rc=0
+	mkdir -p "$out"
+	for src in "$root"/tests/userspace/*.c "$root"/samples/*.c; do
+		name=$(basename "$src" .c)
+		"$cc" "${ucflags[@]}" -o "$out/$name" "$src" >"$out.cc-$name.log" 2>&1 ||
+			{ rc=1; echo "check: $name failed to build with $cc:"; cat "$out.cc-$name.log"; }
+	done
+	return $rc
+}
+ubin=$build/userspace
 ubuild_ok=1
-for src in "$root"/tests/userspace/*.c "$root"/samples/*.c; do
-	name=$(basename "$src" .c)
-	gcc "${ucflags[@]}" -o "$ubin/$name" "$src" >"$build/cc-$name.log" 2>&1 ||
-		{ ubuild_ok=0; echo "check: $name failed to build:"; cat "$build/cc-$name.log"; }
+build_userspace gcc "$ubin" || ubuild_ok=0
+# The arm64 rows' (and their upstream selftests): Debian 12's cross compiler.
+declare -A ubuild_arch_ok
+for a in $(printf '%s\n' "${karch[@]}" | sort -u); do
+	[ "$a" = amd64 ] && continue
+	ubuild_arch_ok[$a]=1
+	build_userspace "$(ue_cross_prefix "$a")gcc" "$build/userspace-$a" || ubuild_arch_ok[$a]=0
+	if [ -n "${srctree:-}" ] && [ -d "$srctree" ]; then
+		CC=$(ue_cross_prefix "$a")gcc "$root/tests/selftests/build.sh" "$srctree" \
+			"$build/selftests-$a" "$a" >>"$results"
+	fi
 done
 # The UAPI header alone, in strict C99 and as C++.
 echo '#include <linux/user_events.h>' >"$build/uapi.c"
@@ -336,8 +370,13 @@ for r in $releases; do
 	grep -qx "$r" "$build/chroots.ok" 2>/dev/null || continue
 	hdrs=()
 	for k in "${!krel[@]}"; do
-		[ "${krel[$k]}" = "$r" ] && [ -n "${kroot[$k]:-}" ] &&
-			hdrs+=("$(awk -v k="$k" '$1 == k && NF == 7 { print $5 "=" $6 }' "$lock")")
+		[ "${krel[$k]}" = "$r" ] && [ -n "${kroot[$k]:-}" ] || continue
+		if [ "${karch[$k]}" != amd64 ]; then
+			ue_chroot_cross "$r" "${kroot[$k]}" >>"$build/chroot-$r.log" 2>&1 ||
+				record "host chroot fail $r.cross.$k $(tail -1 "$build/chroot-$r.log")"
+			continue
+		fi
+		hdrs+=("$(awk -v k="$k" '$1 == k && NF == 7 { print $5 "=" $6 }' "$lock")")
 	done
 	[ ${#hdrs[@]} -gt 0 ] || continue
 	ue_chroot_headers "$r" "${hdrs[@]}" >>"$build/chroot-$r.log" 2>&1 ||
@@ -348,7 +387,8 @@ done
 install_rows() {
 	local k
 	for k in $kernels; do
-		[ "${krel[$k]:-}" = "$1" ] && grep -qx "$k build pass module" "$results" && echo "$k"
+		[ "${krel[$k]:-}" = "$1" ] && [ "${karch[$k]:-amd64}" = amd64 ] &&
+			grep -qx "$k build pass module" "$results" && echo "$k"
 	done
 }
 
@@ -416,7 +456,7 @@ vm_row() { # kernel
 	local k=$1 t0
 	ue_wait_ready "$k" || return
 	[ -z "${kroot[$k]:-}" ] && kroot[$k]=$(cat "$build/$k.kroot")
-	if [ $ubuild_ok = 1 ]; then
+	if [ "${ubuild_arch_ok[${karch[$k]:-amd64}]:-$ubuild_ok}" = 1 ]; then
 		record "$k build pass userspace"
 	else
 		record "$k build fail userspace"

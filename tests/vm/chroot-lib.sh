@@ -152,18 +152,36 @@ ue_chroot_pkgs() {
 		{ log "apt-get install $missing in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
 }
 
-# ue_chroot_build_module RELEASE ROOT OUT KRELEASE [make vars...]: build
+# ue_chroot_cross RELEASE KROOT: what the chroot needs to build a module for
+# the kernel of KROOT (fetch-kernels.sh), of another architecture, against
+# its headers in the cache: the release's cross compiler (KROOT/cross) and
+# its amd64 linux-kbuild package of the kernel's version (KROOT/kbuild), as
+# a Debian user cross-building a module installs them.
+ue_chroot_cross() {
+	local r=$1 kr=$2 c cc kb
+	c=$(ue_chroot_dir "$r")
+	cc=$(cat "$kr/cross") && kb=$(cat "$kr/kbuild") || return 1
+	ue_chroot_pkgs "$r" "$cc" "${kb%%=*}" || return 1
+	# (the kbuild package of exactly that version)
+	[ "$(ue_chroot_run "$r" dpkg-query -W -f='${Version}' "${kb%%=*}")" = "${kb#*=}" ] ||
+		ue_chroot_run "$r" apt-get -y -q install --no-install-recommends "$kb" >>"$c.apt.log" 2>&1 ||
+		{ log "apt-get install $kb in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
+}
+
+# ue_chroot_build_module RELEASE ROOT OUT KRELEASE|KDIR [make vars...]: build
 # user_events.ko from the checkout ROOT in a copy in OUT (log in OUT.log), in
 # RELEASE's chroot against /usr/src/linux-headers-KRELEASE (installed there
 # by apt-get as on a user's machine, ue_chroot_headers, with the compiler
-# the headers depend on), as DKMS builds it there. OUT's parent is bound at
-# its own path (the cache always is).
+# the headers depend on), as DKMS builds it there; or against KDIR, an
+# absolute path (a cross build's headers in the cache, ue_chroot_cross).
+# OUT's parent is bound at its own path (the cache always is).
 ue_chroot_build_module() {
-	local r=$1 root=$2 out=$3 krel=$4
+	local r=$1 root=$2 out=$3 kdir=$4
 	shift 4
+	[[ $kdir == /* ]] || kdir=/usr/src/linux-headers-$kdir
 	rm -rf "$out"; mkdir -p "$out"
 	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
 		"$root/include" "$root/scripts" "$out/"
 	ue_chroot_run "$r" --bind "$(dirname "$out")" make -j"$(nproc)" -C "$out" \
-		KDIR="/usr/src/linux-headers-$krel" "$@" >"$out.log" 2>&1
+		KDIR="$kdir" "$@" >"$out.log" 2>&1
 }

@@ -76,6 +76,8 @@ extract_mods() {
 # vm_mods DIR REL ST: DIR/mods/vm from the modules in ST (ue_vm_modules);
 # where they are missing, said, and the kernel still serves make check.
 vm_mods() {
+	# (user-events-run boots amd64 kernels only)
+	[ "$(cat "$1/arch" 2>/dev/null || echo amd64)" = amd64 ] || return 0
 	ue_vm_modules "$3" "$1/boot/config-$2" "$1/mods/vm" ||
 		{ rm -rf "$1/mods/vm"; log "no 9p/virtio modules for $2: user-events-run cannot boot it"; }
 }
@@ -109,6 +111,45 @@ unpack_image() {
 	rm -rf "$st"
 }
 
+# cross_busybox DIR DEB: DIR/busybox, the static busybox of the package DEB
+# (busybox-static of the kernel's architecture), for the guest's initramfs.
+cross_busybox() {
+	local st=$1/.bb
+	rm -rf "$st"; mkdir -p "$st"
+	dpkg-deb -x "$2" "$st" || return 1
+	for f in "$st/usr/bin/busybox" "$st/bin/busybox"; do
+		[ -f "$f" ] && { cp "$f" "$1/busybox"; rm -rf "$st"; return 0; }
+	done
+	log "no busybox in $(basename "$2")"
+	return 1
+}
+
+# cross_headers DIR REL: the headers tree of a kernel of another architecture,
+# for a module build in its release's chroot on this machine (chroot-lib.sh,
+# ue_chroot_cross). Debian's headers call the kernel's compiler with its
+# target's prefix (.kernelvariables: CROSS_COMPILE=aarch64-linux-gnu-,
+# CC=$(CROSS_COMPILE)gcc-14), which Debian's cross compiler package of the
+# release provides on amd64 (gcc-14-aarch64-linux-gnu), named in DIR/cross;
+# their scripts and tools link to /usr/lib/linux-kbuild-<abi>/, the host
+# programs of kbuild, which the release's amd64 linux-kbuild package of the
+# same version installs there (DIR/kbuild names it): the links are made to
+# point there, in the chroot, not into the cache.
+cross_headers() {
+	local dir=$1 rel=$2 l t cc
+	while IFS= read -r -d '' l; do
+		t=$(readlink "$l")
+		case $t in */lib/linux-kbuild-*) ln -sfn "/usr/lib/linux-kbuild-${t##*/lib/linux-kbuild-}" "$l" ;; esac
+	done < <(find "$dir/root/usr/src" -maxdepth 2 -type l -print0)
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\).*/\1/p' \
+		"$dir/root/usr/src/linux-headers-$rel/include/config/auto.conf")
+	# aarch64-linux-gnu-gcc-14 -> gcc-14-aarch64-linux-gnu
+	case $cc in
+	*-linux-gnu-gcc-*) echo "gcc-${cc##*-gcc-}-${cc%-gcc-*}" >"$dir/cross" ;;
+	*) log "$rel: its compiler $cc is no Debian cross compiler"; return 1 ;;
+	esac
+	[ -s "$dir/kbuild" ] || { log "$rel: its headers name no linux-kbuild package"; return 1; }
+}
+
 # add_vm_mods NAME RELEASE IMAGE VERSION DIR REL: mods/vm for a kernel cached
 # before it was taken from the packages: the image packages alone are
 # fetched again (the headers and the rest stay as they are).
@@ -132,43 +173,63 @@ add_vm_mods() {
 # $UE_CACHE/kernels/<abi-flavour>_<version>, and the link kernels/NAME to it.
 fetch_one() {
 	local n=$1 r=$2 img=$3 hdr=$4 ver=$5
-	local rel=${hdr#linux-headers-} dir want stamp dl pkgs ipkgs
+	local rel=${hdr#linux-headers-} dir want stamp dl pkgs ipkgs ar arch
 	dir=$UE_CACHE/kernels/${rel}_$ver
+	ar=$(ue_apt_release "$r" "$hdr")
+	arch=$(ue_kernel_arch "$hdr")
 	# The last word changes when what is taken from the packages does.
 	want="$img=$ver $hdr=$ver mods:fuse"
+	[ "$arch" = amd64 ] || want="$want cross:$arch"
 	stamp=$dir/.complete
 	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-		ue_apt_setup "$r" || return 1
-		log "fetching $n ($r): $img, $hdr $ver"
+		ue_apt_setup "$ar" || return 1
+		log "fetching $n ($ar): $img, $hdr $ver"
 		rm -rf "$dir"
 		dl=$(mktemp -d "$UE_CACHE/dl.XXXXXX")
-		mapfile -t pkgs < <(header_closure "$r" "$hdr" "$ver")
-		[ ${#pkgs[@]} -ge 2 ] || { rm -rf "$dl"; log "cannot resolve $hdr=$ver in $r"; return 1; }
-		mapfile -t ipkgs < <(image_closure "$r" "$img" "$ver")
-		mkdir -p "$dl/h" "$dl/i"
-		if ! (cd "$dl/h" && ue_apt "$r" download "${pkgs[@]}" >&2) ||
-		   ! (cd "$dl/i" && ue_apt "$r" download "${ipkgs[@]}" >&2); then
+		mapfile -t pkgs < <(header_closure "$ar" "$hdr" "$ver")
+		[ ${#pkgs[@]} -ge 2 ] || { rm -rf "$dl"; log "cannot resolve $hdr=$ver in $ar"; return 1; }
+		mapfile -t ipkgs < <(image_closure "$ar" "$img" "$ver")
+		mkdir -p "$dir" "$dl/h" "$dl/i"
+		echo "$arch" >"$dir/arch"
+		if [ "$arch" != amd64 ]; then
+			# Cross-built (cross_headers): the kbuild tools are this
+			# machine's, installed in the chroot, and the guest's
+			# busybox is the kernel's architecture's.
+			printf '%s\n' "${pkgs[@]}" | grep '^linux-kbuild-' >"$dir/kbuild"
+			mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | grep -v '^linux-kbuild-')
+			ipkgs+=(busybox-static)
+		fi
+		if ! (cd "$dl/h" && ue_apt "$ar" download "${pkgs[@]}" >&2) ||
+		   ! (cd "$dl/i" && ue_apt "$ar" download "${ipkgs[@]}" >&2); then
 			rm -rf "$dl"; log "download failed for $n"; return 1
 		fi
 		mkdir -p "$dir/root"
 		for deb in "$dl"/h/*.deb; do
 			dpkg-deb -x "$deb" "$dir/root"
 		done
+		if [ "$arch" != amd64 ]; then
+			cross_busybox "$dir" "$dl"/i/busybox-static_*.deb || { rm -rf "$dl"; return 1; }
+			rm -f "$dl"/i/busybox-static_*.deb
+		fi
 		unpack_image "$dir" "$rel" "$dl"/i/*.deb || { rm -rf "$dl"; return 1; }
 		rm -rf "$dl"
 		relocate_links "$dir/root"
-		# The arch Makefile includes the -common tree by absolute path.
-		sed -i "s|^include /usr/src/|include $dir/root/usr/src/|" \
+		# The arch Makefile includes the -common tree by absolute path
+		# (and from 7.x on names itself as KBUILD_OUTPUT).
+		sed -i "s|^\(include \|KBUILD_OUTPUT=\)/usr/src/|\1$dir/root/usr/src/|" \
 			"$dir/root/usr/src/linux-headers-$rel/Makefile"
 		[ -f "$dir/boot/vmlinuz-$rel" ] || { log "no vmlinuz-$rel in $img"; return 1; }
 		[ -f "$dir/root/usr/src/linux-headers-$rel/Makefile" ] ||
 			{ log "no headers tree for $rel"; return 1; }
+		[ "$arch" = amd64 ] || cross_headers "$dir" "$rel" || return 1
 		echo "$rel" >"$dir/release"
 		echo "$dir/root/usr/src/linux-headers-$rel" >"$dir/kdir"
 		echo "$want" >"$stamp"
 		log "cached $n: $rel ($ver)"
 	fi
-	[ -f "$dir/mods/vm/load.order" ] || add_vm_mods "$n" "$r" "$img" "$ver" "$dir" "$rel"
+	# (user-events-run boots amd64 kernels only)
+	[ -f "$dir/mods/vm/load.order" ] || [ "$arch" != amd64 ] ||
+		add_vm_mods "$n" "$r" "$img" "$ver" "$dir" "$rel"
 	# (a directory of that name is an older cache's layout)
 	[ -L "$UE_CACHE/kernels/$n" ] || rm -rf "${UE_CACHE:?}/kernels/$n"
 	ln -sfn "$(basename "$dir")" "$UE_CACHE/kernels/$n"

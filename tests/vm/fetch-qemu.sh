@@ -1,6 +1,7 @@
 #!/bin/bash
 # The QEMU of make check's VMs: Debian 12's backport of QEMU 10
-# (bookworm-backports), unpacked into the cache, not installed.
+# (bookworm-backports), unpacked into the cache, not installed: its
+# qemu-system-x86 and, for the arm64 rows, qemu-system-arm.
 #
 # Why not Debian 12's own QEMU 7.2: under multi-threaded TCG it sometimes
 # runs a stale int3 after the guest has patched kernel text that the other
@@ -61,8 +62,24 @@ if [ ! -f "$dir/.complete" ]; then
 	echo "$ver" >"$dir/version"
 	touch "$dir/.complete"
 fi
-bin=$root/usr/bin/qemu-system-x86_64
-missing=$(ldd "$bin" 2>&1 | awk '/not found/ { print $1 }' | tr '\n' ' ')
-[ -z "$missing" ] || die "qemu-system-x86 $ver lacks libraries on this machine: $missing"
-"$bin" --version >/dev/null 2>&1 || die "$bin --version failed"
+# qemu-system-arm (qemu-system-aarch64: the arm64 rows), of the same version,
+# into the same root; added to a root cached without it (not with --cached,
+# which user-events-run uses for amd64 kernels, without network).
+if [ ! -x "$root/usr/bin/qemu-system-aarch64" ] && [ "${1:-}" != --cached ]; then
+	ue_apt_setup qemu || die "no apt lists of bookworm-backports"
+	log "fetching qemu-system-arm $ver (bookworm-backports)"
+	rm -rf "$dir/dl-arm"
+	mkdir -p "$dir/dl-arm"
+	(cd "$dir/dl-arm" && ue_apt qemu download "qemu-system-arm=$ver" >&2) ||
+		die "download of qemu-system-arm $ver failed"
+	dpkg-deb -x "$dir"/dl-arm/*.deb "$root"
+	rm -rf "$dir/dl-arm"
+fi
+for bin in "$root/usr/bin/qemu-system-x86_64" "$root/usr/bin/qemu-system-aarch64"; do
+	[ -x "$bin" ] || continue
+	missing=$(ldd "$bin" 2>&1 | awk '/not found/ { print $1 }' | tr '\n' ' ')
+	[ -z "$missing" ] || die "QEMU $ver lacks libraries on this machine: $missing"
+	QEMU_MODULE_DIR=$root/usr/lib/x86_64-linux-gnu/qemu "$bin" --version >/dev/null 2>&1 ||
+		die "$bin --version failed"
+done
 echo "$root"

@@ -55,13 +55,14 @@ versions() {
 
 resolve_row() { # name release suites series flavour level [flags]
 	local n=$1 r=$2 suites=$3 series=$4 fl=$5 level=$6 flags=${7:-}
-	local sre abire cands img hdr ver abi tried=0 v
+	local sre abire cands img hdr ver abi tried=0 v ar
+	ar=$(ue_apt_release "$r" "$fl")
 	case $series in
 	any) sre='[0-9]+\.[0-9]+' ;;
 	*) sre=${series//./\\.} ;;
 	esac
 	abire="$sre\.[0-9]+(-[0-9][0-9a-z.]*)?(\+[a-z0-9.]+)?"
-	mapfile -t cands < <(ue_apt_cache "$r" pkgnames linux-image- |
+	mapfile -t cands < <(ue_apt_cache "$ar" pkgnames linux-image- |
 		grep -E "^linux-image-$abire-$fl(-unsigned)?\$")
 	[ ${#cands[@]} -gt 0 ] || { echo "# MISSING $n no linux-image-$series*-$fl in $r"; return 1; }
 	# Newest first; an ABI with both images is taken as -unsigned.
@@ -72,19 +73,19 @@ resolve_row() { # name release suites series flavour level [flags]
 		[[ $img != *-unsigned ]] && printf '%s\n' "${cands[@]}" | grep -qx "$img-unsigned" &&
 			img=$img-unsigned
 		hdr=linux-headers-$abi-$fl
-		v=$(versions "$r" "$suites" "$hdr" | awk -v v="$ver" '$1 == v { print $1; exit }')
+		v=$(versions "$ar" "$suites" "$hdr" | awk -v v="$ver" '$1 == v { print $1; exit }')
 		if [ -z "$v" ]; then
 			echo "# NOTE $n: $img $ver has no $hdr of that version in $suites"
 			continue
 		fi
 		tried=$((tried + 1))
-		if served "$r" "$img=$ver" "$hdr=$ver"; then
+		if served "$ar" "$img=$ver" "$hdr=$ver"; then
 			echo "$n $r ${suites} $img $hdr $ver $level"
 			return 0
 		fi
 		echo "# NOTE $n: $img $ver is listed in $suites but the mirror does not serve it"
 		[ $tried -lt 6 ] || break
-	done < <(versions "$r" "$suites" "${cands[@]}")
+	done < <(versions "$ar" "$suites" "${cands[@]}")
 	if [ $tried -gt 0 ] && [[ $flags == *unserved-ok* ]]; then
 		echo "# UNSERVED $n the mirror serves none of the newest $tried versions of its packages (kernels.list: unserved-ok)"
 		return 0
@@ -98,9 +99,10 @@ declare -A ready
 while read -r n r suites series fl level flags; do
 	case $n in ''|'#'*) continue ;; esac
 	wanted "$n" "$@" || continue
-	if [ -z "${ready[$r]:-}" ]; then
-		ue_apt_setup "$r" || { echo "# MISSING $n no apt lists for $r"; rc=1; continue; }
-		ready[$r]=1
+	ar=$(ue_apt_release "$r" "$fl")
+	if [ -z "${ready[$ar]:-}" ]; then
+		ue_apt_setup "$ar" || { echo "# MISSING $n no apt lists for $ar"; rc=1; continue; }
+		ready[$ar]=1
 	fi
 	seen=
 	resolve_row "$n" "$r" "$suites" "$series" "$fl" "$level" "$flags" || rc=1

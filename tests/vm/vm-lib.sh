@@ -5,12 +5,14 @@
 # The packages and programs of each entry point, and the PATH they run with.
 . "$(dirname "${BASH_SOURCE[0]}")/../deps.sh"
 
-# ue_initramfs_skeleton DIR INIT: busybox, the mount points, and INIT as /init.
+# ue_initramfs_skeleton DIR INIT [BUSYBOX]: busybox (this machine's, or
+# BUSYBOX: an arm64 kernel's, fetch-kernels.sh), the mount points, and INIT
+# as /init.
 ue_initramfs_skeleton() {
 	local ir=$1
 	rm -rf "$ir"
 	mkdir -p "$ir"/{bin,modules,proc,sys,dev,tmp}
-	cp /bin/busybox "$ir/bin/busybox"
+	cp "${3:-/bin/busybox}" "$ir/bin/busybox"
 	ln -s busybox "$ir/bin/sh"
 	cp "$2" "$ir/init"
 	chmod +x "$ir/init"
@@ -21,14 +23,44 @@ ue_initramfs_pack() {
 	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
 }
 
-# ue_qemu_argv: the array ue_qemu, the command that runs QEMU (UE_QEMU_ROOT's
-# or the machine's).
+# ue_qemu_argv [ARCH]: the array ue_qemu, the command that runs QEMU
+# (UE_QEMU_ROOT's or the machine's) for a guest of ARCH (amd64, arm64).
 ue_qemu_argv() {
-	local q=${UE_QEMU_ROOT:-}
-	ue_qemu=(qemu-system-x86_64)
+	local q=${UE_QEMU_ROOT:-} bin=qemu-system-x86_64
+	[ "${1:-amd64}" = amd64 ] || bin=qemu-system-aarch64
+	ue_qemu=("$bin")
 	[ -z "$q" ] || ue_qemu=(env QEMU_MODULE_DIR="$q/usr/lib/x86_64-linux-gnu/qemu"
-		"$q/usr/bin/qemu-system-x86_64" -nodefaults -L "$q/usr/share/qemu"
+		"$q/usr/bin/$bin" -nodefaults -L "$q/usr/share/qemu"
 		-L "$q/usr/share/seabios")
+}
+
+# ue_cross_prefix ARCH: the prefix of this machine's cross tools for ARCH
+# (Debian 12's gcc-aarch64-linux-gnu and its binutils, tests/deps.sh), which
+# build the static test programs of ARCH's VMs and strip its modules;
+# nothing for amd64.
+ue_cross_prefix() {
+	case $1 in
+	arm64) echo aarch64-linux-gnu- ;;
+	*) echo ;;
+	esac
+}
+
+# ue_kroot_arch KROOT: the architecture of a kernel directory (its file arch,
+# fetch-kernels.sh; amd64 without one: ours, and older caches).
+ue_kroot_arch() {
+	cat "$1/arch" 2>/dev/null || echo amd64
+}
+
+# ue_machine_argv ARCH: the array ue_machine, the QEMU machine and the
+# kernel's console for a guest of ARCH. arm64: QEMU's virt board (PL011
+# console) and its newest CPU; its pointer authentication with QEMU's own
+# cheap algorithm (pauth-impdef), as the guest cannot tell which one
+# signs, and the architected QARMA is costly under TCG.
+ue_machine_argv() {
+	case $1 in
+	arm64) ue_machine=(-M virt -cpu max,pauth-impdef=on) ue_console=ttyAMA0 ;;
+	*) ue_machine=(-cpu max) ue_console=ttyS0 ;;
+	esac
 }
 
 # ue_boot KROOT INITRD CONSOLE-LOG TIMEOUT: boot the kernel of KROOT (a
@@ -53,22 +85,24 @@ ue_qemu_argv() {
 # receives the pid of the timeout process that runs QEMU (a TERM to it ends
 # QEMU), so that a caller that is itself stopped can stop its VM.
 ue_boot() {
-	local kr=$1 extra= tcg=multi qemu pid waited=0
+	local kr=$1 extra= tcg=multi qemu pid waited=0 arch ue_machine ue_console
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
 	extra="$extra${UE_VM_CMDLINE:+ $UE_VM_CMDLINE}"
 	case " ${UE_QEMU_OPTS:-} " in *" -icount "*) tcg=single ;; esac
-	ue_qemu_argv
+	arch=$(ue_kroot_arch "$kr")
+	ue_qemu_argv "$arch"
+	ue_machine_argv "$arch"
 	qemu=("${ue_qemu[@]}")
 	rm -f "$3"
 	# shellcheck disable=SC2086
-	timeout "$4" "${qemu[@]}" -accel "${UE_VM_ACCEL:-tcg,thread=$tcg}" -cpu max \
+	timeout "$4" "${qemu[@]}" -accel "${UE_VM_ACCEL:-tcg,thread=$tcg}" "${ue_machine[@]}" \
 		-m "${UE_VM_MEMORY:-1024}" -smp "${UE_VM_CPUS:-2}" ${UE_QEMU_OPTS:-} \
 		${ue_qemu_args[@]+"${ue_qemu_args[@]}"} \
 		-display none -monitor none -no-reboot \
 		-serial file:"$3" \
 		-kernel "$kr/boot/vmlinuz-$(cat "$kr/release")" \
 		-initrd "$2" \
-		-append "console=ttyS0 panic=-1 loglevel=7$extra" </dev/null >"$3.qemu" 2>&1 &
+		-append "console=$ue_console panic=-1 loglevel=7$extra" </dev/null >"$3.qemu" 2>&1 &
 	pid=$!
 	[ -z "${UE_VM_PIDFILE:-}" ] || echo "$pid" >"$UE_VM_PIDFILE"
 	# UE_VM_BOOT_LIMIT (ue_boot_checked): a guest that has not printed
