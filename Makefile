@@ -10,7 +10,8 @@
 #   make check                                 the whole test suite, in VMs
 #   make soak [DURATION=2h] [KERNEL=6.12]      the stress suite for hours on one kernel
 #                                              (results in build/soak/)
-#   make demo                                  boot Debian 12's 6.1 in QEMU and show it work
+#   make demo [ARCH=arm64]                     boot Debian 12's 6.1 (Debian 13's arm64
+#                                              6.12) in QEMU and show it work
 #   make bench                                 ours vs the in-kernel user_events, in VMs
 #                                              (results in build/bench/)
 #   make bench-docs                            the last make bench's results into docs/
@@ -112,7 +113,7 @@ soak:
 	DURATION=$(DURATION) KERNEL=$(KERNEL) tests/vm/soak.sh
 
 demo:
-	tests/vm/demo.sh
+	UE_DEMO_ARCH=$(ARCH) tests/vm/demo.sh
 
 bench:
 	bench/run.sh

@@ -52,7 +52,7 @@ check_entry() {
 	done
 }
 
-for entry in demo bench check deb fresh soak run; do
+for entry in demo demo_arm64 bench check deb fresh soak run; do
 	# shellcheck disable=SC2046
 	check_entry "$entry" "$(ue_deps_list progs "$entry")" $(ue_deps_list pkgs "$entry")
 done

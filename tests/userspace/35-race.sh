@@ -35,6 +35,10 @@ race exit_wait 2 2000 exit-wait 200
 # such patches hung 6.1-cloud's VM once.
 echo 0 >/sys/kernel/tracing/options/record-cmd
 race ftrace_enable 3 20000 ftrace-enable 20
+# No site: the module's bit flips and the program's own flips of other bits
+# in the same words, both atomic, lose nothing (spec 1.9); record-cmd still
+# off, for the same reason.
+race bits_shared 0 0 bits-shared 500
 echo 1 >/sys/kernel/tracing/options/record-cmd
 # Site 7: deleting an event, event_mutex held, while its enable file is
 # opened (compat/removed_event.h; the freed file would be read under

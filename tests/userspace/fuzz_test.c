@@ -125,6 +125,18 @@ static void check(int kind, const char *what, long ret, int err, int exact,
 	}
 }
 
+/*
+ * Where access_ok() stops taking user addresses (spec 1.3, row 9), for
+ * the addresses enable_addr() draws: x86-64's TASK_SIZE_MAX; on arm64 the
+ * mappings lie below 2^48 (no mmap hint above it) and the kernel's
+ * addresses at 0xffff8... are above any user space, 48 or 52 bits.
+ */
+#ifdef __aarch64__
+#define FUZZ_USER_TOP (1ULL << 48)
+#else
+#define FUZZ_USER_TOP 0x00007ffffffff000ULL
+#endif
+
 /* A user address for an enable word, and the errno checks 6 to 9 give it. */
 static unsigned long long enable_addr(unsigned int size)
 {
@@ -232,7 +244,7 @@ static void fuzz_reg(void)
 			exact = EINVAL;
 		else if (bit > esize * 8 - 1)
 			exact = EINVAL;
-		else if (addr >= 0x00007ffffffff000ULL)
+		else if (addr >= FUZZ_USER_TOP)
 			exact = EFAULT;
 		else
 			exact = -1;

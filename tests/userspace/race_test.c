@@ -25,6 +25,9 @@
  *   race_test open-delete N     an event's enable file is opened while the
  *                               event is deleted: ENODEV, never the freed
  *                               (or reused) file (compat/removed_event.h)
+ *   race_test bits-shared N     the module's bit flips (N enables) are
+ *                               atomic with the program's own flips of
+ *                               other bits of the same word (spec 1.9)
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -312,6 +315,86 @@ static void ftrace_enable(int n)
 }
 
 /*
+ * The enable word is the program's as much as the module's (spec 1.9): it
+ * may keep other flags in the same word and flip them while the module
+ * flips its bit, and neither may lose the other's update. The event's bit
+ * is bit 31 of a 4-byte word at 4 mod 8, so that the module's atomic
+ * update covers the whole 8-byte-aligned long (spec 1.9, the 32-bit word
+ * rule): two threads flip bit 3 of that word and bit 7 of the word beside
+ * it, with atomic XORs, while the main thread enables and disables the
+ * event N times. Each word must then hold exactly the flips made to it.
+ * No race site: the module's update is a single atomic instruction (an LSE
+ * or exclusive-pair loop on arm64, a locked op on x86), so the test runs
+ * with the shipped code's windows, for long enough to meet them.
+ */
+static __u64 bs_long __attribute__((aligned(8)));
+static long bs_flips[2];
+
+static void *bs_flipper(void *arg)
+{
+	long half = (long)(uintptr_t)arg;
+	__u32 *word = (__u32 *)&bs_long + half;
+	__u32 mask = half ? 1u << 3 : 1u << 7;
+
+	while (!atomic_load(&stop)) {
+		__atomic_fetch_xor(word, mask, __ATOMIC_RELAXED);
+		bs_flips[half]++;
+	}
+	return NULL;
+}
+
+static void bits_shared(int n)
+{
+	__u32 *word = (__u32 *)&bs_long, want0, want1;
+	pthread_t t[2];
+	int fd, i, done, bad = 0;
+	time_t end;
+
+	fd = ue_open_data();
+	if (fd < 0 || ue_reg(fd, "race_bs u32 v", &word[1], 31, 0, NULL)) {
+		ue_result("bits_shared.setup", 0, strerror(errno));
+		return;
+	}
+	atomic_store(&stop, 0);
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, bs_flipper, (void *)(uintptr_t)i)) {
+			fail_once("pthread_create", errno);
+			atomic_store(&stop, 1);
+			while (i--)
+				pthread_join(t[i], NULL);
+			close(fd);
+			return;
+		}
+	/*
+	 * (At most 30 s: from 7.x on each enable for ftrace waits for an SRCU
+	 * grace period, which the two flipping threads slow down a lot.)
+	 */
+	for (i = 0, end = time(NULL) + 30; i < n && !errors && time(NULL) < end; i++) {
+		if (ue_enable("race_bs", 1))
+			fail_once("enable race_bs", errno);
+		bad += !(__atomic_load_n(&word[1], __ATOMIC_ACQUIRE) & (1u << 31));
+		if (ue_enable("race_bs", 0))
+			fail_once("disable race_bs", errno);
+		bad += !!(__atomic_load_n(&word[1], __ATOMIC_ACQUIRE) & (1u << 31));
+	}
+	done = i;
+	atomic_store(&stop, 1);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	want0 = bs_flips[0] & 1 ? 1u << 7 : 0;
+	want1 = bs_flips[1] & 1 ? 1u << 3 : 0;
+	printf("UE-INFO race bits_shared: %d enables, %ld and %ld flips by the program\n",
+	       done, bs_flips[0], bs_flips[1]);
+	ue_result("bits_shared.enabled_at_all", done > 0, "no enable in 30 s");
+	UE_EQ("bits_shared.enable_bit_followed", bad, 0);
+	UE_EQ("bits_shared.lower_word_kept", word[0], want0);
+	UE_EQ("bits_shared.own_word_kept", word[1], want1);
+	ue_result("bits_shared.no_error", !errors, error);
+	UE_EQ("bits_shared.unreg", ue_unreg(fd, &word[1], 31), 0);
+	close(fd);
+}
+
+/*
  * An enable file opened while its event is deleted (site 7: the deletion
  * waits holding event_mutex, before the call is removed). The open, its
  * path walk done, reads the file's trace_event_file and then waits for
@@ -582,6 +665,8 @@ int main(int argc, char **argv)
 		ftrace_enable(n);
 	} else if (!strcmp(argv[1], "open-delete")) {
 		open_delete(n);
+	} else if (!strcmp(argv[1], "bits-shared")) {
+		bits_shared(n);
 	} else if (!strcmp(argv[1], "exit-rmmod") && argc > 2) {
 		exit_rmmod(argv[2]);
 	} else if (!strcmp(argv[1], "attach-rmmod") && argc > 2) {

@@ -1,6 +1,9 @@
 #!/bin/bash
 # make demo: boot Debian 12's 6.1 kernel in QEMU with user_events.ko and
 # samples/example.c, and show the event at work (tests/vm/demo-init).
+# make demo ARCH=arm64 (UE_DEMO_ARCH=arm64): the same on Debian 13's arm64
+# kernel (row 6.12-arm64), under qemu-system-aarch64, the module
+# cross-built in a chroot of Debian 13 as make check builds it.
 # Uses the rig of make check (vm-lib.sh, fetch-kernels.sh, the same cache).
 set -euo pipefail
 
@@ -8,24 +11,47 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 vmdir=$root/tests/vm
 . "$vmdir/vm-lib.sh"
 export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
-k=${UE_DEMO_KERNEL:-6.1}
+arch=${UE_DEMO_ARCH:-amd64}
+case $arch in
+amd64|x86_64|x86|'') arch=amd64 k=${UE_DEMO_KERNEL:-6.1} entry=demo ;;
+arm64|aarch64) arch=arm64 k=${UE_DEMO_KERNEL:-6.12-arm64} entry=demo_arm64 ;;
+*) echo "make demo: ARCH=$arch is not one of amd64, arm64" >&2; exit 2 ;;
+esac
 out=$root/build/demo
 say() { printf '== %s\n' "$*"; }
+log() { say "$*"; }
 
-ue_deps_path demo "$out/path"
+ue_deps_path "$entry" "$out/path"
 say "fetching kernel $k into $UE_CACHE (cached after the first time)"
 "$vmdir/fetch-kernels.sh" "$k"
 kr=$UE_CACHE/kernels/$k
+[ "$(ue_kroot_arch "$kr")" = "$arch" ] ||
+	{ echo "make demo: kernel $k is not an $arch kernel" >&2; exit 2; }
 
 mkdir -p "$out"
 say "building user_events.ko for $(cat "$kr/release")"
-ue_build_module "$root" "$out/mod" "$(cat "$kr/kdir")" ||
-	{ tail -20 "$out/mod.log"; exit 1; }
-say "building samples/example.c (static)"
-gcc -static -O2 -Wall -I"$root/include/uapi" -o "$out/example" "$root/samples/example.c"
+if [ "$arch" = amd64 ]; then
+	ue_build_module "$root" "$out/mod" "$(cat "$kr/kdir")" ||
+		{ tail -20 "$out/mod.log"; exit 1; }
+else
+	# As make check does: in a chroot of the kernel's Debian release, with
+	# its cross compiler (chroot-lib.sh).
+	. "$vmdir/apt-lib.sh"
+	. "$vmdir/chroot-lib.sh"
+	r=$(awk -v k="$k" '$1 == k { print $2 }' "$vmdir/kernels.list")
+	ue_chroot_make "$r" && ue_chroot_cross "$r" "$kr" ||
+		{ echo "make demo: no $r chroot to build the module in" >&2; exit 1; }
+	ue_chroot_build_module "$r" "$root" "$out/mod" "$(cat "$kr/kdir")" ||
+		{ tail -20 "$out/mod.log"; exit 1; }
+fi
+say "building samples/example.c (static, $arch)"
+"$(ue_cross_prefix "$arch")gcc" -static -O2 -Wall -I"$root/include/uapi" -o "$out/example" \
+	"$root/samples/example.c"
 
 ir=$out/initramfs
-ue_initramfs_skeleton "$ir" "$vmdir/demo-init"
+busybox=
+[ "$arch" = amd64 ] || busybox=$kr/busybox
+ue_initramfs_skeleton "$ir" "$vmdir/demo-init" $busybox
 cp "$out/mod/user_events.ko" "$ir/modules/"
 cp "$out/example" "$ir/example"
 ue_initramfs_pack "$ir" "$out/initrd.gz"
