@@ -34,7 +34,9 @@ ue_pkgs_deb=(build-essential debhelper dh-dkms)
 # the release's chroot, with that release's cross compiler.
 ue_pkgs_arm64=(gcc-aarch64-linux-gnu qemu-system-arm)
 
-ue_pkgs_demo=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}")
+# (curl: fetch-kernels.sh's resolve.sh asks the mirror whether it serves a
+# kernel's packages, also for make demo)
+ue_pkgs_demo=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" curl)
 # make demo ARCH=arm64: the module built in a chroot of Debian 13.
 ue_pkgs_demo_arm64=("${ue_pkgs_demo[@]}" "${ue_pkgs_arm64[@]}" debootstrap)
 ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}")
@@ -57,7 +59,7 @@ ue_progs_module=(make gcc gcc-12 ld as objcopy nm pahole sed awk)
 ue_progs_kernel=(make gcc ld flex bison bc pahole perl cpio sha256sum)
 ue_progs_deb=(dpkg-buildpackage dh dh_dkms dpkg-deb)
 
-ue_progs_demo=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get dpkg-deb)
+ue_progs_demo=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get dpkg-deb curl)
 ue_progs_demo_arm64=("${ue_progs_demo[@]}" apt-cache debootstrap unshare chroot mount
 		     aarch64-linux-gnu-gcc qemu-system-aarch64 md5sum)
 ue_progs_bench=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@]}"
