@@ -111,6 +111,9 @@ own_failure fail_timeout timeout 124 "timed out after 3s"
 # An unknown --kernel.
 runit unknown --kernel no-such-row -- true
 own_failure fail_unknown_kernel unknown 120 "unknown --kernel no-such-row"
+# An arm64 row of the matrix: its guest could not run this machine's programs.
+runit arm64 --kernel 6.12-arm64 -- true
+own_failure fail_arm64_kernel arm64 120 "--kernel 6.12-arm64: an arm64 kernel"
 # The kernel cannot be fetched: an empty cache and no apt-get on PATH.
 mkdir -p "$w/path"
 IFS=: read -ra dirs <<<"$PATH"
