@@ -1,0 +1,253 @@
+#!/bin/bash
+# An arm64 Debian root of one release on this amd64 machine (issue 15), run
+# through qemu-user: the Debian package installed there as on an arm64
+# machine, with DKMS building the module natively for Debian's arm64 kernel,
+# and Debian's arm64 perf and trace-cmd for the arm64 test VMs.
+#
+#   $UE_CACHE/chroots/<release>-arm64/   debootstrap --arch=arm64, cached
+#
+# debootstrap unpacks the root on the host (--foreign), then its second stage
+# runs the root's own arm64 programs: the kernel hands every aarch64 ELF to
+# qemu-aarch64-static (binfmt_misc). The F flag makes the kernel open the
+# interpreter when it is registered, so that it also runs inside a chroot
+# that has no qemu in it. The root is an ordinary chroot of chroot-lib.sh
+# (ue_chroot_run "<release>-arm64"), with the release's suites on this
+# machine's mirrors (apt-lib.sh), so no mirror is named here.
+#
+# Host packages: debootstrap, qemu-user-static, rsync (and for "dkms", the
+# .deb built by make deb: build-essential debhelper dh-dkms).
+#
+# Usage: arm64-root.sh root RELEASE
+#            the root, made once (cached) and its apt lists fresh
+#        arm64-root.sh tools RELEASE OUT
+#            linux-perf and trace-cmd installed in the root (cached), and the
+#            real perf binary and trace-cmd staged into OUT with every shared
+#            library they need and the dynamic loader, at their own paths
+#        arm64-root.sh dkms RELEASE DEB WORK
+#            in an overlay over the root (thrown away): the headers of the
+#            release's newest 6.12 arm64 kernel and dkms, then DEB (the
+#            Architecture: all .deb of make deb); prints what DKMS built.
+#            Logs in WORK.
+# Times of each step go to stderr.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+. "$here/apt-lib.sh"
+. "$here/chroot-lib.sh"
+
+log() { printf '== arm64-root: %s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+# What the root has besides minbase: as the other chroots (make, kmod,
+# ca-certificates).
+ue_arm64_base_pkgs=$ue_chroot_base_pkgs
+ue_arm64_binfmt_conf=/usr/lib/binfmt.d/qemu-aarch64.conf
+
+# timed WHAT LOG COMMAND...: COMMAND with its output appended to LOG (-:
+# where it goes), and how long it took logged.
+timed() {
+	local what=$1 out=$2 t0 rc
+	shift 2
+	t0=$(date +%s)
+	if [ "$out" = - ]; then "$@"; else "$@" >>"$out" 2>&1; fi
+	rc=$?
+	log "$what: $(( $(date +%s) - t0 ))s$([ $rc = 0 ] || echo " (status $rc)")"
+	return $rc
+}
+
+# qemu-aarch64 registered with binfmt_misc, with the F flag. Debian's
+# qemu-user-static ships the registration (binfmt.d, flags OPF) but leaves it
+# to systemd-binfmt or binfmt-support, which a container may not run: it is
+# registered here from the same file. Registration is machine-wide and stays
+# (as the package's own would).
+ue_arm64_binfmt() {
+	local b=/proc/sys/fs/binfmt_misc
+	mountpoint -q "$b" || mount -t binfmt_misc binfmt_misc "$b" ||
+		{ log "cannot mount binfmt_misc on $b"; return 1; }
+	if [ ! -e "$b/qemu-aarch64" ]; then
+		[ -f "$ue_arm64_binfmt_conf" ] ||
+			{ log "no $ue_arm64_binfmt_conf: apt-get install qemu-user-static"; return 1; }
+		grep -v '^#' "$ue_arm64_binfmt_conf" >"$b/register" ||
+			{ log "registering $ue_arm64_binfmt_conf with binfmt_misc failed"; return 1; }
+	fi
+	grep -qx enabled "$b/qemu-aarch64" ||
+		{ log "qemu-aarch64 is registered but disabled in $b (echo 1 >$b/qemu-aarch64)"; return 1; }
+	# Without F the kernel looks the interpreter up inside the chroot.
+	grep -q '^flags:.*F' "$b/qemu-aarch64" ||
+		{ log "qemu-aarch64 is registered without the F flag: echo -1 >$b/qemu-aarch64 and run again"; return 1; }
+}
+
+# ue_arm64_root RELEASE: the root (once), its apt sources and lists fresh.
+ue_arm64_root() {
+	local r=$1 n=$1-arm64 c mirror stamp want
+	c=$(ue_chroot_dir "$n")
+	ue_arm64_binfmt || return 1
+	stamp=$c/.ue-complete
+	want=$ue_arm64_base_pkgs
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+		mirror=$(machine_mirror)
+		[ -n "$mirror" ] || { log "no Debian mirror URI in this machine's apt configuration"; return 1; }
+		rm -rf "$c"
+		mkdir -p "$(dirname "$c")"
+		log "debootstrap --arch=arm64 $r into $c (once; cached)"
+		# (--foreign: only what runs on the host; the second stage runs
+		# the root's maintainer scripts under qemu-user.)
+		rm -f "$c.debootstrap.log"
+		timed "debootstrap first stage" "$c.debootstrap.log" \
+			debootstrap --arch=arm64 --foreign --variant=minbase --include="$want" \
+			"$r" "$c" "$mirror" ||
+			{ log "debootstrap $r arm64 failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"; return 1; }
+		timed "debootstrap second stage (qemu-user)" "$c.debootstrap.log" \
+			ue_chroot_run "$n" /debootstrap/debootstrap --second-stage ||
+			{ log "debootstrap second stage failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"; return 1; }
+		rm -f "$c"/etc/apt/sources.list
+		echo "$want" >"$stamp"
+	fi
+	# The release's suites, as in the release's amd64 chroot: the root's
+	# apt asks them for arm64, its dpkg architecture.
+	ue_release_suites "$r" | while read -r uri s; do
+		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
+			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
+	done >"$c/etc/apt/sources.list.d/ue.sources"
+	cp /etc/resolv.conf "$c/etc/resolv.conf" 2>/dev/null || true
+	echo 'Acquire::Check-Valid-Until "false";' >"$c/etc/apt/apt.conf.d/90ue-valid-until"
+	cp /usr/share/keyrings/debian-archive-keyring.gpg "$c/usr/share/keyrings/"
+	stamp=$c/.ue-apt-updated
+	want=$(md5sum <"$c/etc/apt/sources.list.d/ue.sources")
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] ||
+	   [ -n "$(find "$stamp" -mmin +360)" ]; then
+		timed "apt-get update (arm64 root)" "$c.apt.log" \
+			ue_chroot_run "$n" apt-get -q update ||
+			{ log "apt-get update in the $n root failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
+		echo "$want" >"$stamp"
+	fi
+}
+
+# The root's downloaded packages, kept beside it (the overlays' too).
+ue_arm64_archives() { # RELEASE
+	local a
+	a=$(ue_chroot_dir "$1-arm64").archives
+	mkdir -p "$a/partial"
+	echo "$a"
+}
+
+# ue_arm64_tools RELEASE OUT: perf and trace-cmd of the release's arm64
+# root, staged into OUT as check.sh's stage_tools does for amd64. Their
+# libraries are what the root's ldd lists (run in the root, under
+# qemu-user), copied from the root at the same paths, the loader
+# included; OUT is bound into the root for it.
+ue_arm64_tools() {
+	local r=$1 out=$2 n=$1-arm64 c a
+	c=$(ue_chroot_dir "$n")
+	ue_arm64_root "$r" || return 1
+	a=$(ue_arm64_archives "$r")
+	# shellcheck disable=SC2016
+	if ! ue_chroot_run "$n" dpkg-query -W -f='${Status}\n' linux-perf trace-cmd 2>/dev/null |
+	     grep -c 'ok installed' | grep -qx 2; then
+		timed "apt-get install linux-perf trace-cmd (arm64 root)" "$c.apt.log" \
+			ue_chroot_run "$n" --bind "$a:/var/cache/apt/archives" \
+			apt-get -y -q install --no-install-recommends linux-perf trace-cmd ||
+			{ log "apt-get install linux-perf trace-cmd failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
+	fi
+	rm -rf "$out" && mkdir -p "$out" || return 1
+	out=$(cd "$out" && pwd)
+	# shellcheck disable=SC2016
+	timed "staging perf and trace-cmd" - \
+		ue_chroot_run "$n" --bind "$out:/ue-out" bash -c '
+		troot=/ue-out
+		stage_elf() { # file guest-path
+			local f=$1 dest=$2 libs lib real
+			libs=$(ldd "$f") || { echo "ldd $f failed" >&2; return 1; }
+			if grep -q "not found" <<<"$libs"; then
+				echo "$f: missing libraries: $(grep "not found" <<<"$libs" | tr -d "\t" | tr "\n" " ")" >&2
+				return 1
+			fi
+			install -D -m 755 "$f" "$troot$dest" || return 1
+			for lib in $(awk '\''$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'\'' <<<"$libs"); do
+				[ -e "$troot$lib" ] && continue
+				real=$(readlink -f "$lib")
+				# (the loader must stay executable)
+				install -D -m "$(stat -c %a "$real")" "$real" "$troot$lib" || return 1
+			done
+		}
+		# Debian'\''s /usr/bin/perf may be a wrapper that execs perf_<version>.
+		perf=/usr/bin/perf
+		if [ "$(head -c 4 "$perf" | tail -c 3)" != ELF ]; then
+			perf=$(ls -v /usr/bin/perf_[0-9]* 2>/dev/null | tail -1)
+			[ -n "$perf" ] || { echo "/usr/bin/perf is a wrapper and no /usr/bin/perf_<version> exists" >&2; exit 1; }
+		fi
+		stage_elf "$perf" /usr/bin/perf && stage_elf /usr/bin/trace-cmd /usr/bin/trace-cmd
+	' || return 1
+	# The staged binaries run with nothing but the staged tree (trace-cmd
+	# exits 255 after any usage or version text: its output is checked).
+	local pv tv
+	pv=$(qemu-aarch64-static -L "$out" "$out/usr/bin/perf" --version 2>&1)
+	grep -q '^perf version' <<<"$pv" || { log "the staged perf does not run: $pv"; return 1; }
+	tv=$(qemu-aarch64-static -L "$out" "$out/usr/bin/trace-cmd" version 2>&1)
+	grep -q '^trace-cmd version' <<<"$tv" ||
+		{ log "the staged trace-cmd does not run: $tv"; return 1; }
+	log "staged into $out: $pv, $(grep -m1 '^trace-cmd version' <<<"$tv"); $(find "$out" -type f | wc -l) files, $(du -sm "$out" | cut -f1) MB"
+}
+
+# ue_arm64_dkms RELEASE DEB WORK: DEB installed in an overlay over the root
+# with the headers of the release's newest 6.12 arm64 kernel, as a user of
+# an arm64 machine installs it; DKMS builds the module there with the
+# release's arm64 gcc (under qemu-user). The built .ko is copied to WORK.
+ue_arm64_dkms() {
+	local r=$1 deb=$2 work=$3 n=$1-arm64 c a abi krel rc=0
+	c=$(ue_chroot_dir "$n")
+	ue_arm64_root "$r" || return 1
+	[ -f "$deb" ] || { log "no $deb"; return 1; }
+	a=$(ue_arm64_archives "$r")
+	rm -rf "$work" && mkdir -p "$work" || return 1
+	work=$(cd "$work" && pwd)
+	cp "$deb" "$work/" || return 1
+	# The newest 6.12 arm64 flavour the release's suites carry.
+	abi=$(ue_chroot_run "$n" apt-cache search --names-only '^linux-headers-6\.12\.[^ ]*-arm64$' |
+		awk '{ print $1 }' | sort -V | tail -1)
+	[ -n "$abi" ] || { log "no linux-headers-6.12.*-arm64 in $r"; return 1; }
+	krel=${abi#linux-headers-}
+	log "in an overlay over the $n root: $abi and dkms, then $(basename "$deb")"
+	# shellcheck disable=SC2016
+	ue_chroot_run "$n" --overlay "$work/overlay" --bind "$work" \
+		--bind "$a:/var/cache/apt/archives" bash -c '
+		work=$1 hdr=$2 krel=$3 deb=$4
+		step() { # what command...
+			local what=$1 t0 rc
+			shift
+			t0=$(date +%s)
+			"$@" </dev/null >>"$work/steps.log" 2>&1
+			rc=$?
+			echo "T $what $(( $(date +%s) - t0 )) $rc"
+			return $rc
+		}
+		step headers apt-get -y -q install --no-install-recommends "$hdr" &&
+		step dkms apt-get -y -q install --no-install-recommends dkms &&
+		step deb apt-get -y -q install --no-install-recommends "$work/$deb"
+		echo "S $(dkms status -m user-events 2>&1 | tr "\n" " ")"
+		ko=$(ls /lib/modules/$krel/updates/dkms/user_events.ko* 2>/dev/null | head -1)
+		[ -n "$ko" ] || { echo "K none"; cp /var/lib/dkms/user-events/*/build/make.log "$work/" 2>/dev/null; exit 1; }
+		cp "$ko" "$work/"
+		cp /var/lib/dkms/user-events/*/build/make.log "$work/" 2>/dev/null
+		echo "K $ko"
+		echo "V $(modinfo -F vermagic "$ko")"
+	' ue-arm64-dkms "$work" "$abi" "$krel" "$(basename "$deb")" >"$work/results" 2>&1 || rc=1
+	rm -rf "$work/overlay"
+	while read -r t what s st; do
+		[ "$t" = T ] && log "apt-get install $what (arm64 overlay): ${s}s (status $st)"
+	done <"$work/results"
+	grep -v '^T ' "$work/results"
+	[ $rc = 0 ] || log "DKMS built no module for $krel: see $work/steps.log and $work/make.log"
+	return $rc
+}
+
+case ${1:-} in
+root)	[ $# = 2 ] || die "usage: $0 root RELEASE"
+	timed "root $2-arm64" - ue_arm64_root "$2" ;;
+tools)	[ $# = 3 ] || die "usage: $0 tools RELEASE OUT"
+	timed "tools $2-arm64" - ue_arm64_tools "$2" "$3" ;;
+dkms)	[ $# = 4 ] || die "usage: $0 dkms RELEASE DEB WORK"
+	timed "dkms $2-arm64" - ue_arm64_dkms "$2" "$3" "$4" ;;
+*)	die "usage: $0 root RELEASE | tools RELEASE OUT | dkms RELEASE DEB WORK" ;;
+esac
