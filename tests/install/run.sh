@@ -15,8 +15,10 @@
 # previous release's (the newest tag's tree; without a tag, this tree as
 # VERSION~prev1, which a NOTE line says).
 #
-# Usage: run.sh steps|boot WORKDIR EXAMPLE-BINARY NOTES RELEASE KERNEL...
-#   (KERNEL: short names of kernels.list rows of RELEASE)
+# Usage: run.sh steps|arm64|boot WORKDIR EXAMPLE-BINARY NOTES RELEASE KERNEL...
+#   (KERNEL: short names of kernels.list rows of RELEASE; arm64: the
+#   release's arm64 rows, DKMS in an arm64 root instead of the steps, with
+#   EXAMPLE-BINARY built for arm64)
 # Prints "<kernel> install pass|fail <case> [detail]" lines ("host" with
 # "<release>." before the case for the package-level checks); progress goes
 # to stderr, logs to WORKDIR.
@@ -52,7 +54,9 @@ for k in "$@"; do
 done
 
 # --- the .debs: this tree's and the previous release's (once per run) ----------
-steps() {
+# debs_built: they are in $debs (made once per run), and $prev names the
+# previous one's version; 1 (said) if they could not be made.
+debs_built() {
 	# make_deb TREE: make deb in a copy of TREE (its debian/changelog names the version).
 	make_deb() {
 		make -C "$1" deb >"$1.deb.log" 2>&1 && cp "$1"/build/deb/*.deb "$debs/"
@@ -79,12 +83,16 @@ steps() {
 			echo "$prev" >"$debs/.done"
 		else
 			hres fail debs_built "see $debs/src.deb.log and $debs/prev.deb.log"
-			exit 0
+			return 1
 		fi
 		# autopkgtest reads the source tree: without what a build left in it.
 		rm -rf "$debs/src/build" "$debs/prev"
 	fi
 	prev=$(cat "$debs/.done")
+}
+
+steps() {
+	debs_built || exit 0
 
 	# --- the further kernel of the kernel upgrade --------------------------------
 	# The cloud flavour of the release's first kernel whose cloud flavour no row
@@ -127,6 +135,47 @@ steps() {
 	done <"$work/results"
 }
 
+# --- arm64: the .deb in an arm64 root of the release, DKMS there ------------------
+# The Architecture: all package installed as on an arm64 machine of the
+# release: in an overlay over an arm64 root (tests/vm/arm64-root.sh, run
+# through qemu-user), with the kernel's headers package, dkms and the .deb
+# by apt-get; DKMS builds the module there with the release's own arm64 gcc.
+# The .ko then boots with its kernel (boot, below). One kernel per call
+# (the rows of an arm64 release share the root).
+arm64_steps() {
+	local r k deb out ko t0 rc
+	debs_built || exit 0
+	deb=$debs/user-events-dkms_${version}_all.deb
+	mkdir -p "$work/ko"
+	for r in "${rels[@]}"; do
+		k=${row[$r]}
+		out=$work/dkms-$k
+		log "$k: $(basename "$deb") with DKMS in an arm64 root of $release (qemu-user)"
+		t0=$(date +%s)
+		"$vmdir/arm64-root.sh" dkms "$release" "$deb" "$out" "linux-headers-$r" \
+			>"$out.out" 2>"$out.log"
+		rc=$?
+		log "$k: done in $(( $(date +%s) - t0 ))s (status $rc; logs: $out.log, $out/)"
+		if [ $rc != 0 ] || ! ls "$out"/user_events.ko* >/dev/null 2>&1; then
+			result "$k" fail arm64_dkms_built "$(grep -v '^==' "$out.log" | tail -2 | tr '\n' ' ')$(tail -1 "$out.log")"
+			continue
+		fi
+		result "$k" pass arm64_dkms_built
+		if grep -q "^S .*user-events/$version, $r, aarch64: installed" "$out.out"; then
+			result "$k" pass arm64_dkms_status
+		else
+			result "$k" fail arm64_dkms_status "$(grep '^S ' "$out.out")"
+		fi
+		if grep -qE "^V $(printf '%s' "$r" | sed 's/[.+]/\\&/g') SMP .*aarch64" "$out.out"; then
+			result "$k" pass arm64_vermagic
+		else
+			result "$k" fail arm64_vermagic "$(grep '^V ' "$out.out")"
+		fi
+		ko=$(ls "$out"/user_events.ko* | head -1)
+		cp "$ko" "$work/ko/$r.${ko##*/user_events.}"
+	done
+}
+
 # --- each kernel booted with the module DKMS built for it -------------------------
 boot() {
 	for r in "${rels[@]}"; do
@@ -135,7 +184,9 @@ boot() {
 		[ -n "$ko" ] || { result "$k" fail vm_module "DKMS built no module for $r"; continue; }
 		ir=$work/$k/initramfs
 		mkdir -p "$work/$k"
-		ue_initramfs_skeleton "$ir" "$here/smoke-init"
+		# (an arm64 kernel's busybox, with EXAMPLE built for arm64)
+		ue_initramfs_skeleton "$ir" "$here/smoke-init" \
+			$([ "$(ue_kroot_arch "$UE_CACHE/kernels/$k")" = amd64 ] || echo "$UE_CACHE/kernels/$k/busybox")
 		mkdir -p "$ir/tests"
 		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
 		cp "$example" "$ir/example"
@@ -173,7 +224,8 @@ boot() {
 
 case $phase in
 steps) steps ;;
+arm64) arm64_steps ;;
 boot) boot ;;
-*) hres fail usage "phase '$phase', want steps or boot" ;;
+*) hres fail usage "phase '$phase', want steps, arm64 or boot" ;;
 esac
 exit 0

@@ -23,9 +23,10 @@
 #            linux-perf and trace-cmd installed in the root (cached), and the
 #            real perf binary and trace-cmd staged into OUT with every shared
 #            library they need and the dynamic loader, at their own paths
-#        arm64-root.sh dkms RELEASE DEB WORK
-#            in an overlay over the root (thrown away): the headers of the
-#            release's newest 6.12 arm64 kernel and dkms, then DEB (the
+#        arm64-root.sh dkms RELEASE DEB WORK [HEADERS]
+#            in an overlay over the root (thrown away): the headers package
+#            HEADERS (default: that of the release's newest 6.12 arm64
+#            kernel) and dkms, then DEB (the
 #            Architecture: all .deb of make deb); prints what DKMS built.
 #            Logs in WORK.
 # Times of each step go to stderr.
@@ -190,12 +191,13 @@ ue_arm64_tools() {
 	log "staged into $out: $pv, $(grep -m1 '^trace-cmd version' <<<"$tv"); $(find "$out" -type f | wc -l) files, $(du -sm "$out" | cut -f1) MB"
 }
 
-# ue_arm64_dkms RELEASE DEB WORK: DEB installed in an overlay over the root
-# with the headers of the release's newest 6.12 arm64 kernel, as a user of
+# ue_arm64_dkms RELEASE DEB WORK [HEADERS]: DEB installed in an overlay over the root
+# with the headers package HEADERS (default: that of the release's newest
+# 6.12 arm64 kernel), as a user of
 # an arm64 machine installs it; DKMS builds the module there with the
 # release's arm64 gcc (under qemu-user). The built .ko is copied to WORK.
 ue_arm64_dkms() {
-	local r=$1 deb=$2 work=$3 n=$1-arm64 c a abi krel rc=0
+	local r=$1 deb=$2 work=$3 abi=${4:-} n=$1-arm64 c a krel rc=0
 	c=$(ue_chroot_dir "$n")
 	ue_arm64_root "$r" || return 1
 	[ -f "$deb" ] || { log "no $deb"; return 1; }
@@ -205,7 +207,7 @@ ue_arm64_dkms() {
 	cp "$deb" "$work/" || return 1
 	# The release's newest 6.12 kernel, its plain arm64 flavour (not
 	# -rt-arm64 or -16k-arm64: no "-" inside the ABI, 6.12.118+deb13).
-	abi=$(ue_chroot_run "$n" apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+[a-z0-9.~]+-arm64$' |
+	[ -n "$abi" ] || abi=$(ue_chroot_run "$n" apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+[a-z0-9.~]+-arm64$' |
 		awk '{ print $1 }' | sort -V | tail -1)
 	[ -n "$abi" ] || { log "no linux-headers-6.12.*-arm64 in $r"; return 1; }
 	krel=${abi#linux-headers-}
@@ -248,7 +250,7 @@ root)	[ $# = 2 ] || die "usage: $0 root RELEASE"
 	timed "root $2-arm64" - ue_arm64_root "$2" ;;
 tools)	[ $# = 3 ] || die "usage: $0 tools RELEASE OUT"
 	timed "tools $2-arm64" - ue_arm64_tools "$2" "$3" ;;
-dkms)	[ $# = 4 ] || die "usage: $0 dkms RELEASE DEB WORK"
-	timed "dkms $2-arm64" - ue_arm64_dkms "$2" "$3" "$4" ;;
-*)	die "usage: $0 root RELEASE | tools RELEASE OUT | dkms RELEASE DEB WORK" ;;
+dkms)	[ $# = 4 ] || [ $# = 5 ] || die "usage: $0 dkms RELEASE DEB WORK [HEADERS]"
+	timed "dkms $2-arm64" - ue_arm64_dkms "$2" "$3" "$4" "${5:-}" ;;
+*)	die "usage: $0 root RELEASE | tools RELEASE OUT | dkms RELEASE DEB WORK [HEADERS]" ;;
 esac

@@ -363,6 +363,25 @@ if stage_tools >"$build/tools-stage.log" 2>&1; then
 else
 	record "host tools fail staged $(head -c 200 "$build/tools-stage.log" | tr '\n' ' ')"
 fi
+# The arm64 rows': Debian's arm64 perf and trace-cmd, of the first arm64
+# row's release, staged from an arm64 root of it (tests/vm/arm64-root.sh,
+# made once under qemu-user), beside the rest; those rows' VMs wait for
+# $build/tools-ARCH.ready.
+for a in $(printf '%s\n' "${karch[@]}" | sort -u); do
+	[ "$a" = arm64 ] || continue
+	r=
+	for k in $kernels; do [ "${karch[$k]:-}" = "$a" ] && { r=${krel[$k]}; break; }; done
+	(
+		background
+		if "$vmdir/arm64-root.sh" tools "$r" "$build/tools-root-$a" >"$build/tools-stage-$a.log" 2>&1; then
+			record "host tools pass staged.$a"
+			echo ok >"$build/tools-$a.ready"
+		else
+			record "host tools fail staged.$a $(grep -v '^== arm64-root: .*: [0-9]*s$' "$build/tools-stage-$a.log" | tail -2 | tr '\n' ' ')"
+			echo fail >"$build/tools-$a.ready"
+		fi
+	) &
+done
 
 # --- per kernel ---------------------------------------------------------------
 # The headers of each release's rows, in its chroot.
@@ -383,11 +402,12 @@ for r in $releases; do
 		record "host chroot fail $r.headers $(tail -1 "$build/chroot-$r.log")"
 done
 
-# The install test's rows of release $1: its kernels whose module built.
+# The install test's rows of release $1 and architecture $2 (default
+# amd64): its kernels whose module built.
 install_rows() {
 	local k
 	for k in $kernels; do
-		[ "${krel[$k]:-}" = "$1" ] && [ "${karch[$k]:-amd64}" = amd64 ] &&
+		[ "${krel[$k]:-}" = "$1" ] && [ "${karch[$k]:-amd64}" = "${2:-amd64}" ] &&
 			grep -qx "$k build pass module" "$results" && echo "$k"
 	done
 }
@@ -424,6 +444,18 @@ install_rows() {
 		"$root/tests/install/run.sh" steps "$build/install/$r" "$ubin/example" "$notes" "$r" $rows >>"$results"
 		say "install test on $r: steps done in $(( $(date +%s) - t0 ))s (logs: $build/install/$r/)"
 	done
+	# The arm64 rows: the .deb with DKMS in an arm64 root of their release.
+	[ -x "$build/userspace-arm64/example" ] || exit 0
+	for r in $releases; do
+		rows=$(install_rows "$r" arm64)
+		[ -n "$rows" ] || continue
+		say "install test on $r arm64: the .deb with DKMS in an arm64 root (qemu-user) for" $rows
+		t0=$(date +%s)
+		# shellcheck disable=SC2086
+		"$root/tests/install/run.sh" arm64 "$build/install/$r-arm64" "$build/userspace-arm64/example" \
+			"$notes" "$r" $rows >>"$results"
+		say "install test on $r arm64: done in $(( $(date +%s) - t0 ))s (logs: $build/install/$r-arm64/)"
+	done
 ) &
 beside_pid=$!
 
@@ -453,8 +485,11 @@ ue_wait_ready() {
 # (niced under two VMs those steps hardly moved and ran last, alone).
 vm_jobs() { [ -f "$build/beside.busy" ] && echo 1 || echo "${UE_VM_JOBS:-2}"; }
 vm_row() { # kernel
-	local k=$1 t0
+	local k=$1 t0 a=${karch[$1]:-amd64}
 	ue_wait_ready "$k" || return
+	# (another architecture's perf and trace-cmd, staged beside: a VM
+	# without them fails its tools suite, never waits for ever)
+	[ "$a" = amd64 ] || until [ -f "$build/tools-$a.ready" ]; do sleep 2; done
 	[ -z "${kroot[$k]:-}" ] && kroot[$k]=$(cat "$build/$k.kroot")
 	if [ "${ubuild_arch_ok[${karch[$k]:-amd64}]:-$ubuild_ok}" = 1 ]; then
 		record "$k build pass userspace"
@@ -535,6 +570,15 @@ elif [ -x "$ubin/example" ]; then
 		# shellcheck disable=SC2086
 		"$root/tests/install/run.sh" boot "$build/install/$r" "$ubin/example" "$notes" "$r" $rows >>"$results"
 		say "install test on $r: boots done in $(( $(date +%s) - t0 ))s"
+	done
+	for r in $releases; do
+		[ -d "$build/install/$r-arm64" ] || continue
+		rows=$(install_rows "$r" arm64)
+		t0=$(date +%s)
+		# shellcheck disable=SC2086
+		"$root/tests/install/run.sh" boot "$build/install/$r-arm64" "$build/userspace-arm64/example" \
+			"$notes" "$r" $rows >>"$results"
+		say "install test on $r arm64: boots done in $(( $(date +%s) - t0 ))s"
 	done
 else
 	record "host install fail example samples/example.c did not build"
