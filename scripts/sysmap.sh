@@ -36,8 +36,9 @@ map=${3:-}
 # version in include/config/kernel.release, 6.1.192 for 6.1.0-56-arm64)
 rel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h" 2>/dev/null)
 [ -n "$rel" ] || rel=$(cat "$kdir/include/config/kernel.release" 2>/dev/null)
-if [ -z "$rel" ]; then
-	say "cannot tell which kernel release the headers in $kdir are for (no include/generated/utsrelease.h), so cannot find its System.map."
+lead="this kernel lacks CONFIG_KALLSYMS_ALL, so the module takes the addresses of kernel data from its System.map"
+if [ -z "$rel" ] && [ -z "$map" ]; then
+	say "$lead, and the headers in $kdir do not say which kernel they are for (no include/generated/utsrelease.h): name the file with UE_SYSTEM_MAP=."
 	exit 1
 fi
 
@@ -72,7 +73,7 @@ else
 		why="no /boot/System.map-$rel has them"
 		! grep -qs 'The real System.map is in' "/boot/System.map-$rel" ||
 			why="Debian's /boot/System.map-$rel is a placeholder"
-		say "this kernel lacks CONFIG_KALLSYMS_ALL, so the module takes the addresses of kernel data from its System.map, and $why: install linux-image-$rel-dbg (its /usr/lib/debug/boot/System.map-$rel is enough), or name the file with UE_SYSTEM_MAP=."
+		say "$lead, and $why: install linux-image-$rel-dbg (its /usr/lib/debug/boot/System.map-$rel is enough), or name the file with UE_SYSTEM_MAP=."
 		exit 1
 	fi
 fi
