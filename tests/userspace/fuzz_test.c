@@ -179,6 +179,17 @@ static int arg_size_errno(const unsigned char *buf, unsigned int size, unsigned 
 	return 0;
 }
 
+/*
+ * Where user addresses end for access_ok() (spec 1.3, row 9): x86-64's
+ * TASK_SIZE_MAX; arm64's 48-bit user space, where mmap() hands out pages
+ * above x86-64's end (0xffff........).
+ */
+#ifdef __aarch64__
+#define UE_FUZZ_USER_END 0x0001000000000000ULL
+#else
+#define UE_FUZZ_USER_END 0x00007ffffffff000ULL
+#endif
+
 static void fuzz_reg(void)
 {
 	unsigned char buf[4096 + 64] __attribute__((aligned(8)));
@@ -232,7 +243,7 @@ static void fuzz_reg(void)
 			exact = EINVAL;
 		else if (bit > esize * 8 - 1)
 			exact = EINVAL;
-		else if (addr >= 0x00007ffffffff000ULL)
+		else if (addr >= UE_FUZZ_USER_END)
 			exact = EFAULT;
 		else
 			exact = -1;
