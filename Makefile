@@ -2,6 +2,8 @@
 # user-events-dkms
 #
 #   make [KDIR=/usr/src/linux-headers-<ver>]   build user_events.ko
+#        [UE_SYSTEM_MAP=<file>]                 the kernel's System.map, where it
+#                                               lacks CONFIG_KALLSYMS_ALL (arm64 6.1)
 #   make clean
 #   make install [INSTALL_MOD_PATH=<root>]     modules_install + depmod for KDIR's kernel
 #   make deb                                   build/deb/user-events-dkms_<ver>_all.deb
@@ -29,8 +31,8 @@ UE_VERSION := $(shell cat $(CURDIR)/VERSION)
 KERNEL_CC := $(firstword $(shell sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}//p' \
 		$(KDIR)/include/config/auto.conf 2>/dev/null))
 ifneq ($(KERNEL_CC),)
-ifeq ($(shell command -v $(KERNEL_CC)),)
-KBUILD_CC := CC=gcc
+ifeq ($(shell command -v $(CROSS_COMPILE)$(KERNEL_CC)),)
+KBUILD_CC := CC=$(CROSS_COMPILE)gcc
 endif
 endif
 
@@ -48,12 +50,12 @@ endif
 	$(KMAKE) modules
 
 kernel-check:
-	@$(CURDIR)/scripts/check-kernel.sh $(KDIR)
+	@$(CURDIR)/scripts/check-kernel.sh $(KDIR) $(UE_SYSTEM_MAP)
 
 clean:
 	rm -rf build
 	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
-		-o -name '.*.cmd' -o -name '*.a' -o -name '.*.d' \) \
+		-o -name '.*.cmd' -o -name '*.a' -o -name '.*.d' -o -name ue_sysmap.h \) \
 		-not -path './.git/*' -delete
 	rm -f Module.symvers modules.order
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Stop a build, with one sentence, against a kernel that already has
 # user_events or that lacks what the module needs.
-# Usage: check-kernel.sh KDIR
+# Usage: check-kernel.sh KDIR [SYSTEM_MAP]
 kdir=$1
+map=${2:-}
 conf=$kdir/include/config/auto.conf
 [ -f "$conf" ] || conf=$kdir/.config
 if [ ! -f "$conf" ]; then
@@ -31,7 +32,12 @@ need CONFIG_TRACING "the tracing core"
 need CONFIG_EVENT_TRACING "trace events"
 need CONFIG_DYNAMIC_EVENTS "dynamic_events"
 need CONFIG_KPROBES "used to find unexported kernel symbols"
-need CONFIG_KALLSYMS_ALL "symbols of kernel data"
+# Without CONFIG_KALLSYMS_ALL, kallsyms has no data symbols: the module then
+# takes their addresses from the kernel's System.map (src/compat/sysmap.h),
+# which must be found (scripts/sysmap.sh says what is missing).
+if ! grep -q '^CONFIG_KALLSYMS_ALL=y' "$conf"; then
+	sh "$(dirname "$0")/sysmap.sh" find "$kdir" "$map" >/dev/null || exit 1
+fi
 need CONFIG_PERF_EVENTS "perf events"
 need CONFIG_MODULE_UNLOAD "module unloading"
 # The unexported functions the module calls (src/compat/static_call.h):

@@ -19,6 +19,7 @@
 #include <linux/string.h>
 
 #include "ksyms.h"
+#include "sysmap.h"
 
 /* Addresses of kernel data, see ksyms.h. */
 struct vfsmount **ue_ksym_tracefs_mount;
@@ -40,7 +41,7 @@ DEFINE_STATIC_CALL_NULL(ue_trace_add_event_call, trace_add_event_call);
 DEFINE_STATIC_CALL_NULL(ue_trace_remove_event_call, trace_remove_event_call);
 
 /* Address of the start of @name, or 0 if the kernel has no such symbol. */
-static unsigned long ue_ksym_addr(const char *name)
+unsigned long ue_ksym_addr(const char *name)
 {
 	struct kprobe kp = {
 		.symbol_name = name,
@@ -70,8 +71,18 @@ static int ue_ksym_missing(const char *name)
 	return -ENOENT;
 }
 
+/*
+ * Kernel data: from kallsyms, or where it has none (no CONFIG_KALLSYMS_ALL)
+ * from the System.map the module was built with (sysmap.h).
+ */
+#ifdef UE_SYSMAP
+#define ue_ksym_data_addr ue_sysmap_addr
+#else
+#define ue_ksym_data_addr ue_ksym_addr
+#endif
+
 #define UE_KSYM_DATA(ptr, sym) ({					\
-	unsigned long __a = ue_ksym_addr(#sym);				\
+	unsigned long __a = ue_ksym_data_addr(#sym);			\
 	if (__a)							\
 		(ptr) = (typeof(ptr))__a;				\
 	__a ? 0 : ue_ksym_missing(#sym);				\
@@ -109,6 +120,13 @@ int ue_ksyms_resolve(void)
 {
 	int ret = ue_ksym_test_missing();
 
+#ifdef UE_SYSMAP
+	/* Nothing of the map is used unless it is this kernel's. */
+	if (!ret)
+		ret = ue_sysmap_relocate();
+	if (ret)
+		return ret;
+#endif
 	/* Every lookup runs, so that one load names everything missing. */
 	ret |= UE_KSYM_DATA(ue_ksym_tracefs_mount, tracefs_mount);
 	ret |= UE_KSYM_DATA(ue_ksym_event_mutex, event_mutex);

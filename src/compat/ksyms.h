@@ -3,7 +3,8 @@
  * Kernel things user_events needs that modules are not given: resolved once
  * at load by ue_ksyms_resolve(), which names everything it cannot find.
  *
- * Data symbols are used through their address only. Functions are never
+ * Data symbols are used through their address only (taken from the
+ * kernel's System.map where kallsyms lacks them, compat/sysmap.h). Functions are never
  * called through a pointer of ours: Debian 6.12 has CONFIG_X86_KERNEL_IBT
  * and seals the ENDBR of unexported functions, so an indirect call to one
  * is a #CP oops. Each function is reached through a module-local static
@@ -56,5 +57,7 @@ DECLARE_STATIC_CALL(ue_trace_add_event_call, trace_add_event_call);
 DECLARE_STATIC_CALL(ue_trace_remove_event_call, trace_remove_event_call);
 
 int ue_ksyms_resolve(void);
+/* The start of kernel symbol @name, from kallsyms; 0 if it has none. */
+unsigned long ue_ksym_addr(const char *name);
 
 #endif /* UE_COMPAT_KSYMS_H */

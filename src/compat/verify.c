@@ -8,7 +8,8 @@
  * Checked here, reading only, each read of kernel memory fault-safe
  * (copy_from_kernel_nofault()), before anything is locked or written:
  * - the resolved data symbols are objects of at least their type's size
- *   (kallsyms gives the distance to the next symbol), the heads of the two
+ *   (kallsyms gives the distance to the next symbol; without
+ *   CONFIG_KALLSYMS_ALL, the System.map does, compat/sysmap.h), the heads of the two
  *   lists are consistent (and the lists, walked under their locks, closed),
  *   and the tracefs mount, once there is one, is a tracefs superblock's;
  * - where removed events' files are pinned (compat/removed_event.h), the
@@ -40,6 +41,7 @@
 
 #include "dynevent.h"
 #include "ksyms.h"
+#include "sysmap.h"
 #include "verify.h"
 
 /* More entries than any kernel registers: past this, the list is not one. */
@@ -105,13 +107,20 @@ static bool ue_sym_start(const void *addr, char *name, unsigned long *size)
 	return true;
 }
 
-/* The size of the symbol that starts at @addr; 0 if none does. */
+/*
+ * The size of the data symbol that starts at @addr; 0 if none does. Where
+ * kallsyms has no data (no CONFIG_KALLSYMS_ALL), the System.map's size.
+ */
 static unsigned long ue_sym_size(const void *addr)
 {
+#ifdef UE_SYSMAP
+	return ue_sysmap_size(addr);
+#else
 	char name[KSYM_SYMBOL_LEN];
 	unsigned long size;
 
 	return ue_sym_start(addr, name, &size) ? size : 0;
+#endif
 }
 
 /*

@@ -48,9 +48,9 @@ fake_kdir() { # name sed-expression
 	echo "$d"
 }
 
-refuses() { # case kdir expected-text
+refuses() { # case kdir expected-text [make variables...]
 	local out rc
-	out=$(make -s -C "$copy" KDIR="$2" modules 2>&1 >/dev/null)
+	out=$(make -s -C "$copy" KDIR="$2" "${@:4}" modules 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc = 0 ]; then
 		result kbuild fail "$1" "build did not stop"
@@ -82,6 +82,22 @@ if out=$("$copy/scripts/check-kernel.sh" "$(fake_kdir nosc "/^CONFIG_HAVE_STATIC
 else
 	result kbuild fail no_static_call_accepted "$out"
 fi
+# Without KALLSYMS_ALL, a System.map that has the symbols the module needs
+# (scripts/sysmap.sh) is accepted; one that lacks them is refused.
+fake_map=$work/System.map
+for s in tracefs_mount event_mutex dyn_event_list dyn_event_ops_list dyn_event_ops_mutex \
+	 file_cachep linux_banner tracefs_create_file tracefs_remove trace_add_event_call \
+	 trace_remove_event_call; do
+	echo "ffff800008000000 d $s"
+done >"$fake_map"
+if out=$("$copy/scripts/check-kernel.sh" "$(fake_kdir nokas "/^CONFIG_KALLSYMS_ALL=/d")" "$fake_map" 2>&1); then
+	result kbuild pass no_kallsyms_all_with_system_map_accepted
+else
+	result kbuild fail no_kallsyms_all_with_system_map_accepted "$out"
+fi
+sed -i '/ file_cachep$/d' "$fake_map"
+refuses no_kallsyms_all_map_lacks_symbol "$(fake_kdir nokas2 "/^CONFIG_KALLSYMS_ALL=/d")" \
+	"lacks kernel symbols the module needs: file_cachep." UE_SYSTEM_MAP="$fake_map"
 refuses no_config "$work/nonexistent" "no kernel configuration under"
 # The default KDIR of a kernel without headers: the message names the package.
 refuses no_headers_names_package /lib/modules/9.9.9-ue-none/build \

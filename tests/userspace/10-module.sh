@@ -77,6 +77,21 @@ ue_eq missing_symbol_refused \
 ue_eq missing_symbol_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_skew: cannot load: kernel symbol ue_no_such_symbol not found$')" 1
 ue_eq missing_symbol_one_line "$(ue_count_dmesg 'user_events_skew:')" 2
 ue_nok missing_symbol_not_loaded test -e /sys/module/user_events_skew
+# Where the addresses of kernel data come from the kernel's System.map (no
+# CONFIG_KALLSYMS_ALL, compat/sysmap.h), a map that is not this kernel's,
+# played by the same build: one whose functions are not all the same
+# distance from where the kernel has them, or all of whose addresses are
+# 64 KiB off (linux_banner is not there). Refused with one line each,
+# ENOEXEC, before anything is read through them.
+if modinfo -F parmtype $SKEW | grep -q '^test_offset_skew:'; then
+	ue_eq sysmap_anchor_refused "$(/tests/bin/ue_modctl load $SKEW test_anchor_skew=4096)" ENOEXEC
+	ue_eq sysmap_anchor_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_skew: cannot load: .* is not this kernel.s System.map \(its functions are not where the kernel.s are\): rebuild the module for this kernel$')" 1
+	ue_eq sysmap_anchor_one_line "$(ue_count_dmesg 'user_events_skew:')" 3
+	ue_eq sysmap_offset_refused "$(/tests/bin/ue_modctl load $SKEW test_offset_skew=65536)" ENOEXEC
+	ue_eq sysmap_offset_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_skew: cannot load: .* is not this kernel.s System.map \(linux_banner differs\): rebuild the module for this kernel$')" 1
+	ue_eq sysmap_offset_one_line "$(ue_count_dmesg 'user_events_skew:')" 4
+	ue_nok sysmap_not_loaded test -e /sys/module/user_events_skew
+fi
 
 # An open file pins the module.
 for f in user_events_data user_events_status; do

@@ -135,16 +135,25 @@ cross_busybox() {
 # same version installs there (DIR/kbuild names it): the links are made to
 # point there, in the chroot, not into the cache.
 cross_headers() {
-	local dir=$1 rel=$2 l t cc
+	local dir=$1 rel=$2 l t cc pfx
 	while IFS= read -r -d '' l; do
 		t=$(readlink "$l")
 		case $t in */lib/linux-kbuild-*) ln -sfn "/usr/lib/linux-kbuild-${t##*/lib/linux-kbuild-}" "$l" ;; esac
 	done < <(find "$dir/root/usr/src" -maxdepth 2 -type l -print0)
 	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^ ]*\).*/\1/p' \
 		"$dir/root/usr/src/linux-headers-$rel/include/config/auto.conf")
-	# aarch64-linux-gnu-gcc-14 -> gcc-14-aarch64-linux-gnu
+	# aarch64-linux-gnu-gcc-14 -> gcc-14-aarch64-linux-gnu. bookworm's 6.1
+	# names the bare gcc-12 and sets CROSS_COMPILE only when dpkg's
+	# DEB_BUILD_ARCH and DEB_HOST_ARCH differ: the build passes it
+	# (DIR/cross-make, one make variable, check.sh's build_module).
+	rm -f "$dir/cross-make"
 	case $cc in
 	*-linux-gnu-gcc-*) echo "gcc-${cc##*-gcc-}-${cc%-gcc-*}" >"$dir/cross" ;;
+	gcc-[0-9]*)
+		pfx=$(ue_cross_prefix "$(cat "$dir/arch")")
+		[ -n "$pfx" ] || { log "$rel: no cross compiler known for $(cat "$dir/arch")"; return 1; }
+		echo "$cc-${pfx%-}" >"$dir/cross"
+		echo "CROSS_COMPILE=$pfx" >"$dir/cross-make" ;;
 	*) log "$rel: its compiler $cc is no Debian cross compiler"; return 1 ;;
 	esac
 	[ -s "$dir/kbuild" ] || { log "$rel: its headers name no linux-kbuild package"; return 1; }
@@ -167,6 +176,32 @@ add_vm_mods() {
 		log "download failed for $n's image packages: no 9p/virtio modules for user-events-run"
 	fi
 	rm -rf "$dl"
+}
+
+# add_sysmap NAME RELEASE VERSION DIR REL: for a kernel without
+# CONFIG_KALLSYMS_ALL, whose module takes the addresses of kernel data from
+# its System.map (scripts/sysmap.sh), that file: Debian's image packages
+# ship a placeholder as /boot/System.map-REL, and the real one is in
+# linux-image-REL-dbg as /usr/lib/debug/boot/System.map-REL, cached as
+# DIR/dbg/System.map-REL (the package is large: only that file is kept).
+add_sysmap() {
+	local n=$1 r=$2 ver=$3 dir=$4 rel=$5 dl f
+	f=usr/lib/debug/boot/System.map-$rel
+	ue_apt_setup "$r" || return 1
+	log "fetching $n ($r): the System.map in linux-image-$rel-dbg $ver (no CONFIG_KALLSYMS_ALL)"
+	dl=$(mktemp -d "$UE_CACHE/dl.XXXXXX")
+	if (cd "$dl" && ue_apt "$r" download "linux-image-$rel-dbg=$ver" >&2) &&
+	   mkdir -p "$dl/st" && {
+		# (tar stops after the file: dpkg-deb's broken pipe is no error)
+		{ dpkg-deb --fsys-tarfile "$dl"/*.deb 2>/dev/null || :; } |
+			tar -x -C "$dl/st" --occurrence=1 "./$f"; } && [ -s "$dl/st/$f" ]; then
+		mkdir -p "$dir/dbg"
+		mv "$dl/st/$f" "$dir/dbg/"
+	else
+		log "could not take $f from linux-image-$rel-dbg $ver"
+	fi
+	rm -rf "$dl"
+	[ -s "$dir/dbg/System.map-$rel" ]
 }
 
 # fetch_one NAME RELEASE IMAGE HEADERS VERSION: the kernel's directory,
@@ -216,7 +251,8 @@ fetch_one() {
 		relocate_links "$dir/root"
 		# The arch Makefile includes the -common tree by absolute path
 		# (and from 7.x on names itself as KBUILD_OUTPUT).
-		sed -i "s|^\(include \|KBUILD_OUTPUT=\)/usr/src/|\1$dir/root/usr/src/|" \
+		# ('#': with '|' as the delimiter, '\|' is no alternation)
+		sed -i "s#^\(include \|KBUILD_OUTPUT=\)/usr/src/#\1$dir/root/usr/src/#" \
 			"$dir/root/usr/src/linux-headers-$rel/Makefile"
 		[ -f "$dir/boot/vmlinuz-$rel" ] || { log "no vmlinuz-$rel in $img"; return 1; }
 		[ -f "$dir/root/usr/src/linux-headers-$rel/Makefile" ] ||
@@ -230,6 +266,10 @@ fetch_one() {
 	# (user-events-run boots amd64 kernels only)
 	[ -f "$dir/mods/vm/load.order" ] || [ "$arch" != amd64 ] ||
 		add_vm_mods "$n" "$r" "$img" "$ver" "$dir" "$rel"
+	# (the module's build needs it, scripts/check-kernel.sh)
+	grep -qx 'CONFIG_KALLSYMS_ALL=y' "$dir/boot/config-$rel" ||
+		[ -s "$dir/dbg/System.map-$rel" ] ||
+		add_sysmap "$n" "$ar" "$ver" "$dir" "$rel" || return 1
 	# (a directory of that name is an older cache's layout)
 	[ -L "$UE_CACHE/kernels/$n" ] || rm -rf "${UE_CACHE:?}/kernels/$n"
 	ln -sfn "$(basename "$dir")" "$UE_CACHE/kernels/$n"
