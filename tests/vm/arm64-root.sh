@@ -14,8 +14,9 @@
 # (ue_chroot_run "<release>-arm64"), with the release's suites on this
 # machine's mirrors (apt-lib.sh), so no mirror is named here.
 #
-# Host packages: debootstrap, qemu-user-static, rsync (and for "dkms", the
-# .deb built by make deb: build-essential debhelper dh-dkms).
+# Host packages: debootstrap and qemu-user-static (programs: debootstrap,
+# qemu-aarch64-static, unshare, chroot, mount, mountpoint); "dkms" takes the
+# .deb of make deb (ue_pkgs_deb).
 #
 # Usage: arm64-root.sh root RELEASE
 #            the root, made once (cached) and its apt lists fresh
