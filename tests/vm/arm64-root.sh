@@ -192,6 +192,35 @@ ue_arm64_tools() {
 	log "staged into $out: $pv, $(grep -m1 '^trace-cmd version' <<<"$tv"); $(find "$out" -type f | wc -l) files, $(du -sm "$out" | cut -f1) MB"
 }
 
+# ue_arm64_headers RELEASE HEADERS WORK: the headers package HEADERS and
+# dkms installed in the cached root (once), and no other linux-headers or
+# linux-image package. Trixie's headers depend on the kernel image, whose
+# initramfs (made twice, by the image and by the trigger) takes minutes
+# under qemu-user and is never booted: update-initramfs is diverted to
+# true in the root; DKMS does not use it. Log in WORK/steps.log.
+ue_arm64_headers() {
+	local r=$1 hdr=$2 work=$3 n=$1-arm64 c a t0 old
+	c=$(ue_chroot_dir "$n")
+	a=$(ue_arm64_archives "$r")
+	if ue_chroot_run "$n" dpkg-query -W -f='${Status}\n' "$hdr" dkms 2>/dev/null |
+	   grep -c 'ok installed' | grep -qx 2; then
+		return 0
+	fi
+	[ -e "$c/usr/sbin/update-initramfs.distrib" ] ||
+		ue_chroot_run "$n" dpkg-divert --local --rename --add /usr/sbin/update-initramfs >/dev/null
+	ln -sfn /bin/true "$c/usr/sbin/update-initramfs"
+	old=$(ue_chroot_run "$n" dpkg-query -W -f='${Package} ${Status}\n' 'linux-headers-*' 'linux-image-*' 2>/dev/null |
+		awk -v rel="${hdr#linux-headers-}" '/ok installed/ && index($1, rel) == 0 { print $1 }')
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	ue_chroot_run "$n" --bind "$a:/var/cache/apt/archives" bash -c '
+		[ -z "$2" ] || apt-get -y -q purge --autoremove $2 || exit 1
+		apt-get -y -q install --no-install-recommends "$1" dkms
+	' ue-arm64-headers "$hdr" "$old" </dev/null >>"$work/steps.log" 2>&1 ||
+		{ log "apt-get install $hdr dkms in the $n root failed: see $work/steps.log"; return 1; }
+	log "apt-get install $hdr dkms (arm64 root, kept): $(( $(date +%s) - t0 ))s"
+}
+
 # ue_arm64_dkms RELEASE DEB WORK [HEADERS]: DEB installed in an overlay over the root
 # with the headers package HEADERS (default: that of the release's newest
 # 6.12 arm64 kernel), as a user of
@@ -212,29 +241,20 @@ ue_arm64_dkms() {
 		awk '{ print $1 }' | sort -V | tail -1)
 	[ -n "$abi" ] || { log "no linux-headers-6.12.*-arm64 in $r"; return 1; }
 	krel=${abi#linux-headers-}
-	log "in an overlay over the $n root: $abi and dkms, then $(basename "$deb")"
+	# The headers and dkms stay in the cached root, as make check's amd64
+	# chroots keep their rows' headers (ue_chroot_headers): under
+	# qemu-user their install takes minutes (20 cold), once per kernel.
+	# Other kernels' headers go, so that the root does not grow.
+	ue_arm64_headers "$r" "$abi" "$work" || return 1
+	log "in an overlay over the $n root (with $abi and dkms): $(basename "$deb")"
 	# shellcheck disable=SC2016
 	ue_chroot_run "$n" --overlay "$work/overlay" --bind "$work" \
 		--bind "$a:/var/cache/apt/archives" bash -c '
 		work=$1 hdr=$2 krel=$3 deb=$4
-		step() { # what command...
-			local what=$1 t0 rc
-			shift
-			t0=$(date +%s)
-			"$@" </dev/null >>"$work/steps.log" 2>&1
-			rc=$?
-			echo "T $what $(( $(date +%s) - t0 )) $rc"
-			return $rc
-		}
-		# trixie'"'"'s headers depend on the kernel image, whose initramfs
-		# (made twice, by the image and by the trigger) takes minutes
-		# under qemu-user and is never booted: update-initramfs is
-		# diverted to true in the overlay. DKMS does not use it.
-		dpkg-divert --local --rename --add /usr/sbin/update-initramfs >/dev/null &&
-			ln -s /bin/true /usr/sbin/update-initramfs || exit 1
-		step headers apt-get -y -q install --no-install-recommends "$hdr" &&
-		step dkms apt-get -y -q install --no-install-recommends dkms &&
-		step deb apt-get -y -q install --no-install-recommends "$work/$deb"
+		t0=$(date +%s)
+		apt-get -y -q install --no-install-recommends "$work/$deb" </dev/null >>"$work/steps.log" 2>&1
+		rc=$?
+		echo "T deb $(( $(date +%s) - t0 )) $rc"
 		echo "S $(dkms status -m user-events 2>&1 | tr "\n" " ")"
 		# (DKMS 3 keeps the build log under <version>/<kernel>/<arch>/log,
 		# or in build/ after a failure)
