@@ -370,8 +370,9 @@ if stage_tools >"$build/tools-stage.log" 2>&1; then
 else
 	record "host tools fail staged $(head -c 200 "$build/tools-stage.log" | tr '\n' ' ')"
 fi
-# The arm64 rows': Debian's arm64 perf and trace-cmd, of the first arm64
-# row's release, staged from an arm64 root of it (tests/vm/arm64-root.sh,
+# The arm64 rows': Debian's arm64 perf and trace-cmd, of the first arm64 row's
+# release (kernels.list puts trixie's first, the root the install test uses
+# too), staged from an arm64 root of it (tests/vm/arm64-root.sh,
 # made once under qemu-user), beside the rest; those rows' VMs wait for
 # $build/tools-ARCH.ready.
 for a in $(printf '%s\n' "${karch[@]}" | sort -u); do
@@ -419,6 +420,26 @@ install_rows() {
 	done
 }
 
+# arm64_install_row RELEASE: the arm64 row of RELEASE whose .deb the install
+# test installs with DKMS in an arm64 root (the first whose module built);
+# under qemu-user that takes minutes, and a kernel's headers stay in the
+# root (tests/vm/arm64-root.sh), so one kernel a release. Not one without
+# KALLSYMS_ALL (6.1-arm64): DKMS would need the System.map of its 800 MB
+# -dbg package there. The rows left out are said in notes.
+arm64_install_row() {
+	local k one=
+	for k in $(install_rows "$1" arm64); do
+		if [ -d "${kroot[$k]}/dbg" ]; then
+			echo "NOTE: $k: no install test (the .deb with DKMS in an arm64 root): its kernel has no KALLSYMS_ALL, and DKMS there would need the System.map of its -dbg package" >>"$notes"
+		elif [ -z "$one" ]; then
+			one=$k
+		else
+			echo "NOTE: $k: no install test (the .deb with DKMS in an arm64 root): $one's stands for $1's arm64 kernels" >>"$notes"
+		fi
+	done
+	echo "$one"
+}
+
 # Beside the VMs: the Debian kernels' modules, the host checks, and the
 # install test's steps in each release's chroot (tests/install/run.sh).
 (
@@ -451,21 +472,15 @@ install_rows() {
 		"$root/tests/install/run.sh" steps "$build/install/$r" "$ubin/example" "$notes" "$r" $rows >>"$results"
 		say "install test on $r: steps done in $(( $(date +%s) - t0 ))s (logs: $build/install/$r/)"
 	done
-	# The arm64 rows: the .deb with DKMS in an arm64 root of their release.
-	# Not those without KALLSYMS_ALL (6.1-arm64): DKMS needs the System.map
-	# of the kernel's 800 MB -dbg package there, too much under qemu-user;
-	# said in a note.
+	# The arm64 rows: the .deb with DKMS in an arm64 root of their release,
+	# for its first arm64 row (arm64_install_row); the others, said in a
+	# note.
 	[ -x "$build/userspace-arm64/example" ] || exit 0
 	for r in $releases; do
-		rows=
-		for k in $(install_rows "$r" arm64); do
-			if [ -d "${kroot[$k]}/dbg" ]; then
-				echo "NOTE: $k: no install test (the .deb with DKMS in an arm64 root): its kernel has no KALLSYMS_ALL, and DKMS there would need the System.map of its -dbg package" >>"$notes"
-			else
-				rows="$rows $k"
-			fi
-		done
+		rows=$(arm64_install_row "$r")
 		[ -n "$rows" ] || continue
+		mkdir -p "$build/install"
+		echo "$rows" >"$build/install/$r-arm64.rows"
 		say "install test on $r arm64: the .deb with DKMS in an arm64 root (qemu-user) for" $rows
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
@@ -592,7 +607,7 @@ elif [ -x "$ubin/example" ]; then
 	done
 	for r in $releases; do
 		[ -d "$build/install/$r-arm64" ] || continue
-		rows=$(for k in $(install_rows "$r" arm64); do [ -d "${kroot[$k]}/dbg" ] || echo "$k"; done)
+		rows=$(cat "$build/install/$r-arm64.rows")
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
 		"$root/tests/install/run.sh" boot "$build/install/$r-arm64" "$build/userspace-arm64/example" \
