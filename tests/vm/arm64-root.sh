@@ -108,22 +108,7 @@ ue_arm64_root() {
 	fi
 	# The release's suites, as in the release's amd64 chroot: the root's
 	# apt asks them for arm64, its dpkg architecture.
-	ue_release_suites "$r" | while read -r uri s; do
-		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
-			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
-	done >"$c/etc/apt/sources.list.d/ue.sources"
-	cp /etc/resolv.conf "$c/etc/resolv.conf" 2>/dev/null || true
-	echo 'Acquire::Check-Valid-Until "false";' >"$c/etc/apt/apt.conf.d/90ue-valid-until"
-	cp /usr/share/keyrings/debian-archive-keyring.gpg "$c/usr/share/keyrings/"
-	stamp=$c/.ue-apt-updated
-	want=$(md5sum <"$c/etc/apt/sources.list.d/ue.sources")
-	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] ||
-	   [ -n "$(find "$stamp" -mmin +360)" ]; then
-		timed "apt-get update (arm64 root)" "$c.apt.log" \
-			ue_chroot_run "$n" apt-get -q update ||
-			{ log "apt-get update in the $n root failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
-		echo "$want" >"$stamp"
-	fi
+	ue_chroot_apt "$n" "$r"
 }
 
 # The root's downloaded packages, kept beside it (the overlays' too).

@@ -73,6 +73,16 @@ ue_chroot_make() {
 		rm -f "$c"/etc/apt/sources.list
 		echo "$want" >"$stamp"
 	fi
+	ue_chroot_apt "$r" "$r"
+}
+
+# ue_chroot_apt NAME RELEASE: the chroot NAME's apt sources are RELEASE's
+# suites on this machine's mirrors (apt-lib.sh), its lists fresh. Also for
+# the arm64 roots (tests/vm/arm64-root.sh), whose apt asks the same suites
+# for arm64.
+ue_chroot_apt() {
+	local n=$1 r=$2 c stamp want t0
+	c=$(ue_chroot_dir "$n")
 	ue_release_suites "$r" | while read -r uri s; do
 		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
 			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
@@ -88,9 +98,11 @@ ue_chroot_make() {
 	want=$(md5sum <"$c/etc/apt/sources.list.d/ue.sources")
 	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] ||
 	   [ -n "$(find "$stamp" -mmin +360)" ]; then
-		ue_chroot_run "$r" apt-get -q update >"$c.apt.log" 2>&1 ||
-			{ log "apt-get update in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
+		t0=$(date +%s)
+		ue_chroot_run "$n" apt-get -q update >"$c.apt.log" 2>&1 ||
+			{ log "apt-get update in the $n chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
 		echo "$want" >"$stamp"
+		log "apt-get update in the $n chroot: $(( $(date +%s) - t0 ))s"
 	fi
 }
 
