@@ -185,8 +185,7 @@ boot() {
 		ir=$work/$k/initramfs
 		mkdir -p "$work/$k"
 		# (an arm64 kernel's busybox, with EXAMPLE built for arm64)
-		ue_initramfs_skeleton "$ir" "$here/smoke-init" \
-			$([ "$(ue_kroot_arch "$UE_CACHE/kernels/$k")" = amd64 ] || echo "$UE_CACHE/kernels/$k/busybox")
+		ue_initramfs_skeleton "$ir" "$here/smoke-init" "$(ue_kroot_busybox "$UE_CACHE/kernels/$k")"
 		mkdir -p "$ir/tests"
 		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
 		cp "$example" "$ir/example"

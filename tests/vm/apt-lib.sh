@@ -153,22 +153,22 @@ ue_apt_cache() { # RELEASE apt-cache-args...
 
 # ue_apt_setup RELEASE: the state, its lists fresh.
 ue_apt_setup() {
-	local r=$1 d=$UE_CACHE/apt-${1/\//-} suites uri s stamp age
+	local r=$1 d=$UE_CACHE/apt-${1/\//-} rel=${1%/*} suites uri s stamp age
 	[ -n "$(machine_mirror)" ] || apt-get update -qq >&2 || true
-	suites=$(ue_release_suites "${r%/*}") || return 1
+	suites=$(ue_release_suites "$rel") || return 1
 	mkdir -p "$d/sources.list.d" "$d/state/lists/partial" "$d/cache/archives/partial"
 	while read -r uri s; do
 		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
 			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
-	done <<<"$suites" >"$d/sources.list.d/${r%/*}.sources.new"
+	done <<<"$suites" >"$d/sources.list.d/$rel.sources.new"
 	stamp=$d/state/.updated
 	age=$(( $(date +%s) - $(stat -c %Y "$stamp" 2>/dev/null || echo 0) ))
-	if cmp -s "$d/sources.list.d/${r%/*}.sources.new" "$d/sources.list.d/${r%/*}.sources" &&
+	if cmp -s "$d/sources.list.d/$rel.sources.new" "$d/sources.list.d/$rel.sources" &&
 	   [ "$age" -lt "${UE_APT_MAX_AGE:-21600}" ]; then
-		rm -f "$d/sources.list.d/${r%/*}.sources.new"
+		rm -f "$d/sources.list.d/$rel.sources.new"
 		return 0
 	fi
-	mv "$d/sources.list.d/${r%/*}.sources.new" "$d/sources.list.d/${r%/*}.sources"
+	mv "$d/sources.list.d/$rel.sources.new" "$d/sources.list.d/$rel.sources"
 	log "updating the apt lists of $r ($(echo $suites | awk '{ for (i = 2; i <= NF; i += 2) printf "%s ", $i }'))"
 	ue_apt "$r" update >&2 || { log "apt-get update for $r failed"; return 1; }
 	touch "$stamp"

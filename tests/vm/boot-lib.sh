@@ -11,14 +11,12 @@ ue_short_suites="00-uapi 10-module 35-race 45-fuzz 50-selftests 55-stress"
 
 make_initramfs() { # kernel
 	local k=$1 ir=$build/$k/initramfs t ko a=${karch[$1]:-amd64}
-	local ubin=$ubin sbin=$sbin troot=$troot busybox=
-	# Another architecture's row (arm64): its busybox, and the programs
-	# built for it (check.sh: userspace-ARCH, selftests-ARCH, tools-root-ARCH).
-	if [ "$a" != amd64 ]; then
+	local ubin=$ubin sbin=$sbin troot=$troot
+	# Another architecture's row (arm64): the programs built for it
+	# (check.sh: userspace-ARCH, selftests-ARCH, tools-root-ARCH).
+	[ "$a" = amd64 ] ||
 		ubin=$build/userspace-$a sbin=$build/selftests-$a troot=$build/tools-root-$a
-		busybox=${kroot[$k]}/busybox
-	fi
-	ue_initramfs_skeleton "$ir" "$vmdir/guest-init" $busybox
+	ue_initramfs_skeleton "$ir" "$vmdir/guest-init" "$(ue_kroot_busybox "${kroot[$k]}")"
 	mkdir -p "$ir/tests/bin"
 	if [ -n "${UE_SUITES:-}" ]; then
 		# (make soak: only these, with its times)

@@ -313,10 +313,11 @@ build_userspace() {
 ubin=$build/userspace
 ubuild_ok=1
 build_userspace gcc "$ubin" || ubuild_ok=0
+# The architectures of the rows besides amd64 (arm64).
+cross_arches=$(printf '%s\n' "${karch[@]}" | grep -vx amd64 | sort -u)
 # The arm64 rows' (and their upstream selftests): Debian 12's cross compiler.
 declare -A ubuild_arch_ok
-for a in $(printf '%s\n' "${karch[@]}" | sort -u); do
-	[ "$a" = amd64 ] && continue
+for a in $cross_arches; do
 	ubuild_arch_ok[$a]=1
 	build_userspace "$(ue_cross_prefix "$a")gcc" "$build/userspace-$a" || ubuild_arch_ok[$a]=0
 	if [ -n "${srctree:-}" ] && [ -d "$srctree" ]; then
@@ -375,7 +376,7 @@ fi
 # too), staged from an arm64 root of it (tests/vm/arm64-root.sh,
 # made once under qemu-user), beside the rest; those rows' VMs wait for
 # $build/tools-ARCH.ready.
-for a in $(printf '%s\n' "${karch[@]}" | sort -u); do
+for a in $cross_arches; do
 	[ "$a" = arm64 ] || continue
 	r=
 	for k in $kernels; do [ "${karch[$k]:-}" = "$a" ] && { r=${krel[$k]}; break; }; done
@@ -523,7 +524,7 @@ vm_row() { # kernel
 	# without them fails its tools suite, never waits for ever)
 	[ "$a" = amd64 ] || until [ -f "$build/tools-$a.ready" ]; do sleep 2; done
 	[ -z "${kroot[$k]:-}" ] && kroot[$k]=$(cat "$build/$k.kroot")
-	if [ "${ubuild_arch_ok[${karch[$k]:-amd64}]:-$ubuild_ok}" = 1 ]; then
+	if [ "${ubuild_arch_ok[$a]:-$ubuild_ok}" = 1 ]; then
 		record "$k build pass userspace"
 	else
 		record "$k build fail userspace"

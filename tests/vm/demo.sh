@@ -49,9 +49,7 @@ say "building samples/example.c (static, $arch)"
 	"$root/samples/example.c"
 
 ir=$out/initramfs
-busybox=
-[ "$arch" = amd64 ] || busybox=$kr/busybox
-ue_initramfs_skeleton "$ir" "$vmdir/demo-init" $busybox
+ue_initramfs_skeleton "$ir" "$vmdir/demo-init" "$(ue_kroot_busybox "$kr")"
 cp "$out/mod/user_events.ko" "$ir/modules/"
 cp "$out/example" "$ir/example"
 ue_initramfs_pack "$ir" "$out/initrd.gz"

@@ -51,6 +51,13 @@ ue_kroot_arch() {
 	cat "$1/arch" 2>/dev/null || echo amd64
 }
 
+# ue_kroot_busybox KROOT: the static busybox for the guest of a kernel
+# directory: this machine's, or for another architecture its own
+# (fetch-kernels.sh's cross_busybox).
+ue_kroot_busybox() {
+	if [ "$(ue_kroot_arch "$1")" = amd64 ]; then echo /bin/busybox; else echo "$1/busybox"; fi
+}
+
 # ue_machine_argv ARCH: the array ue_machine, the QEMU machine and the
 # kernel's console for a guest of ARCH. arm64: QEMU's virt board (PL011
 # console) and its newest CPU; its pointer authentication with QEMU's own
