@@ -33,6 +33,8 @@
 #include <linux/kallsyms.h>
 #include <linux/list.h>
 #include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mount.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -223,18 +225,46 @@ static int ue_check_event(struct list_head *node, void *arg)
 }
 
 #ifdef UE_PIN_EVENT_FILES
+#ifdef UE_TEST_LAYOUT_SKEW
+/*
+ * The test rig's skewed build also plays a kernel whose file_cachep is not
+ * what we take it for: a pointer to something that is no slab object
+ * (test_file_cache_ptr), or to a cache of objects too small
+ * (test_file_cache_size more bytes needed). 10-module.sh.
+ */
+static bool test_file_cache_ptr;
+module_param(test_file_cache_ptr, bool, 0);
+static ulong test_file_cache_size;
+module_param(test_file_cache_size, ulong, 0);
+static char ue_not_slab[64];
+#else
+#define test_file_cache_ptr false
+#define test_file_cache_size 0UL
+#define ue_not_slab NULL
+#endif
+
 /*
  * The core's slab of struct trace_event_file, into which a pinned file is
  * freed (compat/removed_event.h): a pointer to a cache of objects that
- * hold one (a merged cache may hold larger ones).
+ * hold one (a merged cache may hold larger ones). A struct kmem_cache is
+ * itself a slab object, in the kernel's direct map: anything else is
+ * refused before kmem_cache_size() reads it, and so is a cache that cannot
+ * be read.
  */
 static bool ue_file_cache_sane(void)
 {
 	struct kmem_cache *cache;
+	char head[64];
 
-	return ue_sym_size(ue_ksym_file_cachep) >= sizeof(cache) &&
-	       ue_peek(&cache, ue_ksym_file_cachep, sizeof(cache)) && cache &&
-	       kmem_cache_size(cache) >= sizeof(struct trace_event_file);
+	if (ue_sym_size(ue_ksym_file_cachep) < sizeof(cache) ||
+	    !ue_peek(&cache, ue_ksym_file_cachep, sizeof(cache)))
+		return false;
+	if (test_file_cache_ptr)
+		cache = (struct kmem_cache *)ue_not_slab;
+	return cache && virt_addr_valid(cache) &&
+	       ue_peek(head, cache, sizeof(head)) &&
+	       kmem_cache_size(cache) >=
+	       sizeof(struct trace_event_file) + test_file_cache_size;
 }
 #else
 static bool ue_file_cache_sane(void)
