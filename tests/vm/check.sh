@@ -376,6 +376,7 @@ fi
 # too), staged from an arm64 root of it (tests/vm/arm64-root.sh,
 # made once under qemu-user), beside the rest; those rows' VMs wait for
 # $build/tools-ARCH.ready.
+tools_pids=()
 for a in $cross_arches; do
 	[ "$a" = arm64 ] || continue
 	r=
@@ -390,6 +391,7 @@ for a in $cross_arches; do
 			echo fail >"$build/tools-$a.ready"
 		fi
 	) &
+	tools_pids+=($!)
 done
 
 # --- per kernel ---------------------------------------------------------------
@@ -554,12 +556,43 @@ vm_slots_busy() {
 	for p in "${vm_pids[@]}"; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done
 	echo $n
 }
-for k in $kernels; do
+# vm_startable KERNEL: whether its row can boot without waiting: its module
+# built (or failed), and another architecture's tools staged.
+vm_startable() {
+	local a=${karch[$1]:-amd64}
+	[ -f "$build/$1.ready" ] || return 1
+	[ "$a" = amd64 ] || [ -f "$build/tools-$a.ready" ]
+}
+# Rows start longest first among those that can (the debug kernels' VMs take
+# 9 and 14 min warm against 4 to 5 for a Debian kernel's), so that the last
+# minutes are not one long VM beside an idle core; a row that would have to
+# wait for its module does not hold a slot meanwhile (a cold cache builds the
+# debug kernels beside the first VMs). When nothing can start and nothing is
+# left to build, the next row starts anyway and says why it cannot run.
+vm_pending=" $debug_kernels "
+for k in $kernels; do [ "$k" != "${k#debug}" ] || vm_pending="$vm_pending$k "; done
+while [ -n "${vm_pending// /}" ]; do
 	while [ "$(vm_slots_busy)" -ge "$(vm_jobs)" ]; do sleep 1; done
-	vm_row "$k" &
+	next=
+	for k in $vm_pending; do vm_startable "$k" && { next=$k; break; }; done
+	if [ -z "$next" ]; then
+		busy=0
+		for p in $beside_pid $debug_pid "${tools_pids[@]}"; do
+			kill -0 "$p" 2>/dev/null && busy=1
+		done
+		if [ $busy = 1 ]; then
+			sleep 2
+			continue
+		fi
+		read -r next _ <<<"$vm_pending"
+	fi
+	vm_pending=${vm_pending/ $next / }
+	vm_row "$next" &
 	vm_pids+=($!)
 done
-for p in "${vm_pids[@]}"; do wait "$p"; done
+# (their statuses are not used; bash may have forgotten a row that ended long
+# ago, and says "not a child" of it)
+for p in "${vm_pids[@]}"; do wait "$p" 2>/dev/null; done
 
 # --- scripts/user-events-run (tests/run/check.sh): on one kernel, the
 # default (Debian 13's) where this run has it -------------------------------------
