@@ -39,7 +39,10 @@ ue_pkgs_arm64=(gcc-aarch64-linux-gnu qemu-system-arm)
 ue_pkgs_demo=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" curl)
 # make demo ARCH=arm64: the module built in a chroot of Debian 13.
 ue_pkgs_demo_arm64=("${ue_pkgs_demo[@]}" "${ue_pkgs_arm64[@]}" debootstrap)
-ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}")
+# make bench: sys/sdt.h for ue_bench's USDT probe, readelf for its note,
+# pgrep to see other QEMU processes during the scaling rows.
+ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
+	       systemtap-sdt-dev binutils procps)
 ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
 	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static)
@@ -65,7 +68,7 @@ ue_progs_demo=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get dpkg-deb curl
 ue_progs_demo_arm64=("${ue_progs_demo[@]}" apt-cache debootstrap unshare chroot mount
 		     aarch64-linux-gnu-gcc qemu-system-aarch64 md5sum)
 ue_progs_bench=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@]}"
-		apt-get dpkg-deb git)
+		apt-get dpkg-deb git readelf pgrep getconf)
 ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@]}"
 		"${ue_progs_deb[@]}" apt-get apt-cache dpkg-query g++ ldd dkms lintian
 		openssl modinfo depmod perf trace-cmd git debootstrap unshare chroot mount
