@@ -13,6 +13,12 @@
  * flip); bench/run.sh fails on them.
  *
  *	ue_bench [-r rounds] [-t seconds per timed loop] [-s scale events]
+ *		 [-u file with a uprobe_events definition of the USDT probe]
+ *	ue_bench -m smp [-r rounds] [-t seconds]
+ *	ue_bench -m writes ...	only the write and USDT rows (quick iterations)
+ *
+ * -m smp measures only the rows of several CPUs (bench/run.sh boots a VM
+ * with 2 vCPUs and multi-threaded TCG, in real time, for them).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,8 +35,21 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <sched.h>
 #include <linux/perf_event.h>
 #include <linux/user_events.h>
+
+/*
+ * The USDT rows' probe, ue_bench:w, with a semaphore (the probe's note
+ * names it; uprobe_events counts it up while the probe is attached).
+ */
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+
+unsigned short ue_bench_w_semaphore __attribute__((unused, section(".probes")));
+
+/* bench_w's enable word (bit 0), a global like the semaphore. */
+static uint32_t w_enabled;
 
 #define TRACEFS "/sys/kernel/tracing"
 #define EVENTS TRACEFS "/events/user_events"
@@ -145,9 +164,11 @@ static void wait_active(long n)
 
 /*
  * Time @op (which does @batch operations per call) for about loop_secs;
- * nanoseconds per operation. *done gets the number of operations.
+ * nanoseconds per operation. *done gets the number of operations. Not
+ * inlined: every @op is a real indirect call, so that the cheapest rows
+ * (the enable-bit and semaphore checks) pay the same loop.
  */
-static double timed(int (*op)(void *), void *arg, int batch, long *done)
+static __attribute__((noipa)) double timed(int (*op)(void *), void *arg, int batch, long *done)
 {
 	double t0 = now(), t;
 	long n = 0;
@@ -165,31 +186,75 @@ static double timed(int (*op)(void *), void *arg, int batch, long *done)
 	return (t - t0) * 1e9 / n;
 }
 
-/* The write rows. */
+/* The write rows. The same record for one contiguous write(): [index][payload]. */
+struct w_buf {
+	uint32_t idx;
+	struct w_payload p;
+} __attribute__((packed));
+
 struct wctx {
 	int fd;
 	uint32_t idx;
 	struct iovec iov[2];
 	struct w_payload p;
-	int expect;		/* writev's result: a byte count, or -errno */
+	struct w_buf buf;
+	int expect;		/* the write's result: a byte count, or -errno */
 	struct perf_event_mmap_page *pm;
 	long n;
 };
 
-static int op_writev(void *arg)
+/* Be the perf ring buffer's reader: a full buffer would drop records. */
+static void w_drain(struct wctx *w)
 {
-	struct wctx *w = arg;
-	ssize_t ret = writev(w->fd, w->iov, 2);
-
-	if (ret != w->expect && !(ret < 0 && -errno == w->expect)) {
-		err("writev: %zd (errno %d), expected %d", ret, errno, w->expect);
-		return -1;
-	}
-	/* Be the perf ring buffer's reader: a full buffer would drop records. */
 	if (w->pm && !(++w->n & 63)) {
 		uint64_t head = __atomic_load_n(&w->pm->data_head, __ATOMIC_ACQUIRE);
 
 		__atomic_store_n(&w->pm->data_tail, head, __ATOMIC_RELEASE);
+	}
+}
+
+static int w_done(struct wctx *w, ssize_t ret, const char *call)
+{
+	if (ret != w->expect && !(ret < 0 && -errno == w->expect)) {
+		err("%s: %zd (errno %d), expected %d", call, ret, errno, w->expect);
+		return -1;
+	}
+	w_drain(w);
+	return 0;
+}
+
+static int op_writev(void *arg)
+{
+	struct wctx *w = arg;
+
+	return w_done(w, writev(w->fd, w->iov, 2), "writev");
+}
+
+static int op_write(void *arg)
+{
+	struct wctx *w = arg;
+
+	return w_done(w, write(w->fd, &w->buf, sizeof(w->buf)), "write");
+}
+
+/* What a program does before each event: test its enable bit. */
+static int op_check_bit(void *arg)
+{
+	struct wctx *w = arg;
+
+	if (__atomic_load_n(&w_enabled, __ATOMIC_RELAXED) & 1)
+		return w_done(w, write(w->fd, &w->buf, sizeof(w->buf)), "write");
+	return 0;
+}
+
+/* The same event as a USDT probe: test its semaphore, then the probe. */
+static int op_usdt(void *arg)
+{
+	struct wctx *w = arg;
+
+	if (__atomic_load_n(&ue_bench_w_semaphore, __ATOMIC_RELAXED)) {
+		STAP_PROBE3(ue_bench, w, w->p.a, w->p.b, (const char *)w->p.c);
+		w_drain(w);
 	}
 	return 0;
 }
@@ -210,18 +275,93 @@ static int op_marker(void *arg)
 	return 0;
 }
 
-/* Entries and overruns of CPU 0's ring buffer: every record written. */
+/* Entries and overruns of every CPU's ring buffer: every record written. */
 static long ring_records(void)
 {
-	const char *s = TRACEFS "/per_cpu/cpu0/stats";
+	long n = 0, cpus = sysconf(_SC_NPROCESSORS_CONF);
+	char s[128];
 
-	return read_long_after(s, "entries: ") + read_long_after(s, "overrun: ");
+	for (long cpu = 0; cpu < cpus; cpu++) {
+		snprintf(s, sizeof(s), TRACEFS "/per_cpu/cpu%ld/stats", cpu);
+		n += read_long_after(s, "entries: ") + read_long_after(s, "overrun: ");
+	}
+	return n;
 }
 
 static void clear_trace(void)
 {
 	if (write_file(TRACEFS "/trace", ""))
 		err("cannot clear trace");
+}
+
+/*
+ * Time @op with the event whose directory is @dir enabled in the top
+ * instance; every operation must have left one record in the ring buffer.
+ */
+static long w_ftrace(const char *row, int (*op)(void *), struct wctx *w,
+		     const char *dir)
+{
+	char enable[256];
+	long n = 0, rec;
+	double ns;
+
+	snprintf(enable, sizeof(enable), "%s/enable", dir);
+	clear_trace();
+	if (write_file(enable, "1"))
+		err("%s: cannot enable %s", row, dir);
+	ns = timed(op, w, 1, &n);
+	write_file(enable, "0");
+	rec = ring_records();
+	if (rec != n)
+		err("%s: %ld operations but %ld records", row, n, rec);
+	report(row, ns, "ns/op");
+	return n;
+}
+
+/*
+ * Time @op with a perf tracepoint event of the event in @dir on this task,
+ * raw samples into a mapped ring that @op drains; the event's count must
+ * be the number of operations.
+ */
+static long w_perf(const char *row, int (*op)(void *), struct wctx *w,
+		   const char *dir)
+{
+	char id[256];
+	struct perf_event_attr pa = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(pa),
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+	};
+	size_t len = 17 * 4096;
+	uint64_t count = 0;
+	long n = 0;
+	double ns;
+	int pfd;
+
+	snprintf(id, sizeof(id), "%s/id", dir);
+	pa.config = read_long_after(id, "");
+	pfd = syscall(__NR_perf_event_open, &pa, 0, -1, -1, 0);
+	if (pfd < 0) {
+		err("%s: perf_event_open: errno %d", row, errno);
+		return 0;
+	}
+	w->pm = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+	if (w->pm == MAP_FAILED) {
+		err("%s: perf mmap: errno %d", row, errno);
+		close(pfd);
+		w->pm = NULL;
+		return 0;
+	}
+	ns = timed(op, w, 1, &n);
+	if (read(pfd, &count, sizeof(count)) != sizeof(count) || (long)count != n)
+		err("%s: %ld operations but the counter says %llu", row, n,
+		    (unsigned long long)count);
+	munmap(w->pm, len);
+	w->pm = NULL;
+	close(pfd);
+	report(row, ns, "ns/op");
+	return n;
 }
 
 static void bench_writes(struct wctx *w)
@@ -232,16 +372,9 @@ static void bench_writes(struct wctx *w)
 	w->expect = sizeof(w->idx) + sizeof(w->p);
 	w->pm = NULL;
 
-	/* ftrace */
-	clear_trace();
-	if (write_file(EVENTS "/bench_w/enable", "1"))
-		err("cannot enable bench_w");
-	ns = timed(op_writev, w, 1, &n);
-	write_file(EVENTS "/bench_w/enable", "0");
-	rec = ring_records();
-	if (rec != n)
-		err("write_ftrace: %ld writes but %ld records", n, rec);
-	report("write_ftrace", ns, "ns/op");
+	/* ftrace and perf, through writev and through one write() */
+	w_ftrace("write_ftrace", op_writev, w, EVENTS "/bench_w");
+	w_ftrace("writec_ftrace", op_write, w, EVENTS "/bench_w");
 
 	/* trace_marker_raw, the same payload after its 4-byte id */
 	{
@@ -258,44 +391,17 @@ static void bench_writes(struct wctx *w)
 		report("marker_raw", ns, "ns/op");
 	}
 
-	/* perf: a tracepoint event on this task, raw samples into a ring */
-	{
-		struct perf_event_attr pa = {
-			.type = PERF_TYPE_TRACEPOINT,
-			.size = sizeof(pa),
-			.config = read_long_after(EVENTS "/bench_w/id", ""),
-			.sample_period = 1,
-			.sample_type = PERF_SAMPLE_RAW,
-		};
-		size_t len = 17 * 4096;
-		uint64_t count = 0;
-		int pfd = syscall(__NR_perf_event_open, &pa, 0, -1, -1, 0);
-
-		if (pfd < 0) {
-			err("perf_event_open: errno %d", errno);
-			return;
-		}
-		w->pm = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
-		if (w->pm == MAP_FAILED) {
-			err("perf mmap: errno %d", errno);
-			close(pfd);
-			w->pm = NULL;
-			return;
-		}
-		ns = timed(op_writev, w, 1, &n);
-		if (read(pfd, &count, sizeof(count)) != sizeof(count) || (long)count != n)
-			err("write_perf: %ld writes but the counter says %llu", n,
-			    (unsigned long long)count);
-		munmap(w->pm, len);
-		w->pm = NULL;
-		close(pfd);
-		report("write_perf", ns, "ns/op");
-	}
+	w_perf("write_perf", op_writev, w, EVENTS "/bench_w");
+	w_perf("writec_perf", op_write, w, EVENTS "/bench_w");
 
 	/* nothing attached: -EBADF */
 	w->expect = -EBADF;
-	ns = timed(op_writev, w, 1, NULL);
-	report("write_disabled", ns, "ns/op");
+	report("write_disabled", timed(op_writev, w, 1, NULL), "ns/op");
+	report("writec_disabled", timed(op_write, w, 1, NULL), "ns/op");
+	/* and what a program does instead: test the enable bit, clear */
+	if (__atomic_load_n(&w_enabled, __ATOMIC_RELAXED) & 1)
+		err("bench_w's enable bit is set while nothing is attached");
+	report("check_bit", timed(op_check_bit, w, 1, NULL), "ns/op");
 
 	/* The system calls alone: the same writev and write to /dev/null. */
 	{
@@ -309,6 +415,80 @@ static void bench_writes(struct wctx *w)
 		report("floor_write", timed(op_marker, &m, 1, NULL), "ns/op");
 		close(nul.fd);
 	}
+}
+
+/*
+ * Hits of the uprobe event @event of the file @path, from uprobe_profile
+ * (-1: none). Its lines are "<path> <event> <hits>", the event without its
+ * group in 6.12.
+ */
+static long usdt_hits(const char *path, const char *event)
+{
+	char buf[4096], *line, *save;
+	int fd = open(TRACEFS "/uprobe_profile", O_RDONLY);
+	ssize_t len;
+	long hits = -1;
+
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char file[256], name[128], *slash;
+		long h;
+
+		if (sscanf(line, "%255s %127s %ld", file, name, &h) != 3 ||
+		    strcmp(file, path))
+			continue;
+		slash = strchr(name, '/');
+		if (!strcmp(slash ? slash + 1 : name, event))
+			hits = h;
+	}
+	return hits;
+}
+
+/*
+ * The USDT rows: the probe ue_bench:w, attached through uprobe_events with
+ * the definition in @def (bench/run.sh derives it from this program's
+ * .note.stapsdt), enabled into ftrace and into perf; and the semaphore
+ * check while it is not attached. Every probe hit must have been counted
+ * by uprobe_profile and have reached its consumer.
+ */
+#define USDT_DIR TRACEFS "/events/ue_bench_usdt/w"
+
+static void bench_usdt(struct wctx *w, const char *def)
+{
+	char path[256] = "";
+	long hits, n;
+	int fd;
+
+	/* "p:group/event PATH:OFFSET(REF) ARGS" */
+	sscanf(def, "%*s %255[^:]", path);
+
+	if (__atomic_load_n(&ue_bench_w_semaphore, __ATOMIC_RELAXED))
+		err("usdt: the semaphore is set while the probe is not attached");
+	report("usdt_disabled", timed(op_usdt, w, 1, NULL), "ns/op");
+
+	fd = open(TRACEFS "/uprobe_events", O_WRONLY | O_APPEND);
+	if (fd < 0 || write(fd, def, strlen(def)) != (ssize_t)strlen(def)) {
+		err("usdt: cannot define '%s': errno %d", def, errno);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	n = w_ftrace("usdt_ftrace", op_usdt, w, USDT_DIR);
+	n += w_perf("usdt_perf", op_usdt, w, USDT_DIR);
+	hits = usdt_hits(path, "w");
+	if (hits != n)
+		err("usdt: %ld probes reached but uprobe_profile counts %ld hits", n, hits);
+	if (__atomic_load_n(&ue_bench_w_semaphore, __ATOMIC_RELAXED))
+		err("usdt: the semaphore is still set after the probe was disabled");
+	if (write(fd, "-:ue_bench_usdt/w", 17) != 17)
+		err("usdt: cannot remove the probe: errno %d", errno);
+	close(fd);
 }
 
 /* DIAG_IOCSREG of new events, of an existing one, and DIAG_IOCSUNREG. */
@@ -515,26 +695,226 @@ static void bench_scale(int n)
 	free(words);
 }
 
+/*
+ * Several CPUs (-m smp, in a VM with 2 vCPUs, real time): the total
+ * throughput of @nproc processes, one per CPU, each doing @kind for
+ * loop_secs over the same interval: enabled writes (each process with its
+ * own file and registration of bench_w, as separate programs would have;
+ * one contiguous write() each), or a pure CPU loop (the rig's own ceiling).
+ */
+enum smp_kind { SMP_WRITE, SMP_LOOP };
+
+#define SMP_MAX 8
+#define LOOP_ITERS 1000
+
+struct smp_shared {
+	double start, end;
+	long n[SMP_MAX];
+	double begin[SMP_MAX], stop[SMP_MAX];
+};
+
+static void pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		err("cannot pin to CPU %d: errno %d", cpu, errno);
+}
+
+static uint64_t cpu_loop(uint64_t x)
+{
+	for (int j = 0; j < LOOP_ITERS; j++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return x;
+}
+
+static void smp_child(enum smp_kind kind, int id, volatile struct smp_shared *sh,
+		      int ready, int go)
+{
+	struct w_buf buf;
+	uint32_t word = 0, idx = 0;
+	uint64_t x = id;
+	long n = 0;
+	int fd = -1;
+	char c = 'R';
+
+	pin_cpu(id);
+	if (kind == SMP_WRITE) {
+		fd = open(TRACEFS "/user_events_data", O_RDWR);
+		if (fd < 0 || reg(fd, W_EVENT, &word, 0, &idx))
+			c = 'E';
+		buf.idx = idx;
+		buf.p.a = 1;
+		buf.p.b = 2;
+		buf.p.c_loc = DYN_LOC(0, W_STR);
+		memset(buf.p.c, 'c', W_STR - 1);
+		buf.p.c[W_STR - 1] = 0;
+	}
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		_exit(1);
+	while ((sh->begin[id] = now()) < sh->start)
+		;
+	do {
+		for (int i = 0; i < 16; i++) {
+			if (kind == SMP_LOOP) {
+				x = cpu_loop(x);
+			} else if (write(fd, &buf, sizeof(buf)) != sizeof(buf)) {
+				printf("BENCHERR smp write: errno %d\n", errno);
+				_exit(1);
+			}
+			n++;
+		}
+	} while ((sh->stop[id] = now()) < sh->end);
+	sh->n[id] = n;
+	/* Keep x alive: the loop must not be optimized away. */
+	if (x == 42)
+		printf("\n");
+	_exit(0);
+}
+
+/* ns per operation of the total throughput; -1 on failure. */
+static double smp_run(enum smp_kind kind, int nproc)
+{
+	struct smp_shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ready[2], go[2], i, status, bad = 0;
+	double first = 1e300, last = 0;
+	long total = 0, rec;
+	pid_t pids[SMP_MAX];
+	char c;
+
+	if (sh == MAP_FAILED || pipe(ready) || pipe(go)) {
+		err("smp: mmap or pipe: errno %d", errno);
+		return -1;
+	}
+	memset(sh, 0, sizeof(*sh));
+	sh->start = 1e300;
+	if (kind == SMP_WRITE)
+		clear_trace();
+	for (i = 0; i < nproc; i++) {
+		pids[i] = fork();
+		if (!pids[i])
+			smp_child(kind, i, sh, ready[1], go[0]);
+	}
+	for (i = 0; i < nproc; i++)
+		if (read(ready[0], &c, 1) != 1 || c != 'R')
+			bad = 1;
+	/* All set up: start together a little later, for loop_secs. */
+	sh->start = now() + 0.1;
+	sh->end = sh->start + loop_secs;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < nproc; i++)
+		if (write(go[1], "g", 1) != 1)
+			bad = 1;
+	for (i = 0; i < nproc; i++) {
+		if (waitpid(pids[i], &status, 0) != pids[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			bad = 1;
+		total += sh->n[i];
+		if (sh->begin[i] < first)
+			first = sh->begin[i];
+		if (sh->stop[i] > last)
+			last = sh->stop[i];
+	}
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	munmap(sh, sizeof(*sh));
+	if (bad || !total) {
+		err("smp: a process failed");
+		return -1;
+	}
+	if (kind == SMP_WRITE) {
+		rec = ring_records();
+		if (rec != total)
+			err("smp %d writers: %ld writes but %ld records", nproc, total, rec);
+	}
+	/*
+	 * Over the time from the first one's begin to the last one's end: a
+	 * process that the host let begin late lowers the total, never raises it.
+	 */
+	return (last - first) * 1e9 / total;
+}
+
+static void bench_smp(int rounds)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char row[32];
+
+	if (cpus < 2) {
+		err("smp: %ld CPU online", cpus);
+		return;
+	}
+	if (write_file(EVENTS "/bench_w/enable", "1"))
+		err("smp: cannot enable bench_w");
+	for (int r = 0; r < rounds; r++) {
+		double ns[2][3];	/* [write, loop][1, 2 processes] */
+
+		/*
+		 * 1 and 2 alternate, in either order, within the boot. The
+		 * ratios of each round (measured within a second of each
+		 * other) follow the host's load better than ratios of medians.
+		 */
+		for (int kind = 0; kind < 2; kind++) {
+			for (int k = 0; k < 2; k++) {
+				int nproc = (r + k) % 2 ? 2 : 1;
+
+				ns[kind][nproc] = smp_run(kind ? SMP_LOOP : SMP_WRITE, nproc);
+				snprintf(row, sizeof(row), "smp_%s%d", kind ? "loop" : "w", nproc);
+				report(row, ns[kind][nproc], "ns/op");
+			}
+		}
+		/* Throughput of 2 / of 1: writers, the CPU loop, and the first over the second. */
+		printf("BENCH smp_scale_w %.3f ratio\n", ns[0][1] / ns[0][2]);
+		printf("BENCH smp_scale_loop %.3f ratio\n", ns[1][1] / ns[1][2]);
+		printf("BENCH smp_scale_rel %.3f ratio\n",
+		       (ns[0][1] / ns[0][2]) / (ns[1][1] / ns[1][2]));
+	}
+	write_file(EVENTS "/bench_w/enable", "0");
+}
+
 int main(int argc, char **argv)
 {
-	int rounds = 5, scale = 10000, opt, r;
+	int rounds = 5, scale = 10000, opt, r, smp = 0, writes_only = 0;
+	char usdt_def[512] = "";
 	uint32_t *words = calloc(REG_N, sizeof(*words));
-	uint32_t wword = 0, xword = 0;
+	uint32_t xword = 0;
 	struct wctx w = { 0 };
 	int xfd;
 
-	while ((opt = getopt(argc, argv, "r:t:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:t:s:u:m:")) != -1) {
 		switch (opt) {
 		case 'r': rounds = atoi(optarg); break;
 		case 't': loop_secs = atof(optarg); break;
 		case 's': scale = atoi(optarg); break;
+		case 'm':
+			smp = !strcmp(optarg, "smp");
+			writes_only = !strcmp(optarg, "writes");
+			break;
+		case 'u': {
+			int fd = open(optarg, O_RDONLY);
+			ssize_t len = fd < 0 ? -1 : read(fd, usdt_def, sizeof(usdt_def) - 1);
+
+			if (len <= 0) {
+				err("cannot read %s", optarg);
+				usdt_def[0] = 0;
+			} else {
+				usdt_def[len] = 0;
+			}
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
 		default: return 2;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	w.fd = open(TRACEFS "/user_events_data", O_RDWR);
-	if (w.fd < 0 || reg(w.fd, W_EVENT, &wword, 0, &w.idx)) {
+	if (w.fd < 0 || reg(w.fd, W_EVENT, &w_enabled, 0, &w.idx)) {
 		err("cannot register %s: errno %d", W_EVENT, errno);
 		return 1;
 	}
@@ -544,6 +924,14 @@ int main(int argc, char **argv)
 	memset(w.p.c, 'c', W_STR - 1);
 	w.iov[0] = (struct iovec){ &w.idx, sizeof(w.idx) };
 	w.iov[1] = (struct iovec){ &w.p, sizeof(w.p) };
+	w.buf.idx = w.idx;
+	w.buf.p = w.p;
+
+	if (smp) {
+		bench_smp(rounds);
+		printf("BENCHDONE errors=%d\n", errors);
+		return errors ? 1 : 0;
+	}
 
 	/* bench_x exists throughout: reg_existing registers it again. */
 	xfd = open(TRACEFS "/user_events_data", O_RDWR);
@@ -552,7 +940,14 @@ int main(int argc, char **argv)
 
 	for (r = 0; r < rounds; r++) {
 		bench_writes(&w);
-		bench_reg(r, words);
+		if (usdt_def[0])
+			bench_usdt(&w, usdt_def);
+		if (!writes_only)
+			bench_reg(r, words);
+	}
+	if (writes_only) {
+		printf("BENCHDONE errors=%d\n", errors);
+		return errors ? 1 : 0;
 	}
 	bench_fanout(1, rounds);
 	bench_fanout(100, rounds);
