@@ -383,7 +383,8 @@ END {
 	row("disable_1000", "`echo 0 > enable`, 1000 processes", 1.00)
 	row("scale_reg", scale " events: DIAG_IOCSREG per event", 1.00)
 	row("scale_slab", scale " events: slab (`Slab:` in /proc/meminfo) per event", 1.00)
-	row("scale_mem", scale " events: all memory (`MemFree:` drop) per event", "")
+	row("scale_memfree", scale " events: `MemFree:` drop per event (per-CPU page lists left out: see below)", "")
+	row("scale_mem", scale " events: all memory (drop of free pages, per-CPU lists included) per event", 1.00)
 	row("smp_w1", "2 vCPUs, real time: enabled `write()` into ftrace, 1 writer (time per write of the total)", 1.00)
 	row("smp_w2", "2 vCPUs, real time: the same, 2 writers, one per CPU (time per write of the total)", 1.00)
 	row("smp_loop1", "2 vCPUs, real time: a CPU loop of 1000 steps, 1 process (the rig; noise)", "")
@@ -481,9 +482,11 @@ is at least as fast or as small**.
 * Enable fan-out: N processes each register the event with their own enable word in a shared
   page; the time of one \`write()\` of "1" or "0" to its \`enable\` file, averaged over a loop of
   about ${secs} s; after every write all N bits are checked.
-* Scale: $scale distinct events registered by one process (once per boot); \`Slab:\` and
-  \`MemFree:\` of /proc/meminfo before and after (caches dropped, and \`Slab:\` read once
-  it has settled: two readings 0.5 s apart within 64 kB).
+* Scale: $scale distinct events registered by one process (once per boot); \`Slab:\` of
+  /proc/meminfo and the free pages before and after (caches dropped, and \`Slab:\` read once
+  it has settled: two readings 0.5 s apart within 64 kB). Free pages: \`MemFree:\` plus the
+  page allocator's per-CPU lists, which \`MemFree:\` leaves out (/proc/zoneinfo, after
+  \`vm.stat_refresh\`).
 
 Clock: $clockdesc.
 EOF
