@@ -175,7 +175,9 @@ for impl in ours inkernel; do
 		cp "$out/ue_bench" "$ir/ue_bench"
 		echo "$usdt_def" >"$ir/usdt-probe"
 		if [ -z "$kind" ]; then
-			echo "-r $rounds -t $secs -s $scale -u /usdt-probe" >"$ir/bench-args"
+			# UE_BENCH_MEM=1: the scale row's memory breakdown
+			# (bench/mem-breakdown.sh).
+			echo "-r $rounds -t $secs -s $scale -u /usdt-probe$([ "${UE_BENCH_MEM:-0}" != 1 ] || echo " -M")" >"$ir/bench-args"
 		else
 			echo "-m smp -r $smp_rounds -t $smp_secs" >"$ir/bench-args"
 		fi

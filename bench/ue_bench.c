@@ -14,6 +14,7 @@
  *
  *	ue_bench [-r rounds] [-t seconds per timed loop] [-s scale events]
  *		 [-u file with a uprobe_events definition of the USDT probe]
+ *		 [-M (the scale row's memory breakdown: BENCHMEM lines)]
  *	ue_bench -m smp [-r rounds] [-t seconds]
  *	ue_bench -m writes ...	only the write and USDT rows (quick iterations)
  *
@@ -665,6 +666,36 @@ static long settled_kb(const char *key)
 }
 
 /*
+ * -m: the memory breakdown of the scale row. Each of these files is printed
+ * whole, every line as "BENCHMEM <tag> <file> <line>", before and after
+ * the registrations; the host diffs them (bench/mem-breakdown.sh).
+ */
+static int mem_dump_on;
+
+static void mem_dump(const char *tag)
+{
+	static const char *const files[] = {
+		"/proc/meminfo", "/proc/vmstat", "/proc/slabinfo", "/proc/zoneinfo",
+	};
+	char line[512];
+
+	if (!mem_dump_on)
+		return;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f = fopen(files[i], "r");
+
+		if (!f) {
+			printf("BENCHMEM %s %s missing\n", tag, files[i] + 6);
+			continue;
+		}
+		while (fgets(line, sizeof(line), f))
+			printf("BENCHMEM %s %s %s", tag, files[i] + 6, line);
+		fclose(f);
+	}
+	fflush(stdout);
+}
+
+/*
  * All free memory in kB: the zones' free pages (what MemFree: adds up) and
  * the pages on the page allocator's per-CPU lists, which MemFree: leaves
  * out. Those lists grow and shrink by hundreds of pages with the pattern
@@ -709,6 +740,7 @@ static void bench_scale(int n)
 	slab0 = settled_kb("Slab:");
 	free0 = free_all_kb();
 	mf0 = read_long_after("/proc/meminfo", "MemFree:");
+	mem_dump("before");
 	t0 = now();
 	for (i = 0; i < n; i++) {
 		snprintf(cmd, sizeof(cmd), "bench_s%d u32 a", i);
@@ -721,6 +753,7 @@ static void bench_scale(int n)
 	slab1 = settled_kb("Slab:");
 	free1 = free_all_kb();
 	mf1 = read_long_after("/proc/meminfo", "MemFree:");
+	mem_dump("after");
 	report("scale_reg", (t1 - t0) * 1e9 / n, "ns/op");
 	report("scale_slab", (slab1 - slab0) * 1024.0 / n, "B/event");
 	report("scale_mem", (free0 - free1) * 1024.0 / n, "B/event");
@@ -919,7 +952,7 @@ int main(int argc, char **argv)
 	struct wctx w = { 0 };
 	int xfd;
 
-	while ((opt = getopt(argc, argv, "r:t:s:u:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:t:s:u:m:M")) != -1) {
 		switch (opt) {
 		case 'r': rounds = atoi(optarg); break;
 		case 't': loop_secs = atof(optarg); break;
@@ -942,6 +975,7 @@ int main(int argc, char **argv)
 				close(fd);
 			break;
 		}
+		case 'M': mem_dump_on = 1; break;
 		default: return 2;
 		}
 	}
