@@ -108,19 +108,32 @@ static int write_file(const char *path, const char *s)
 	return ret;
 }
 
-static long read_long_after(const char *path, const char *key)
+/*
+ * Read the start of the small file @path into @buf (@size bytes, NUL
+ * included), NUL-terminated: its length, or -1 if it cannot be read or is
+ * empty.
+ */
+static ssize_t read_text(const char *path, char *buf, size_t size)
 {
-	char buf[8192], *p;
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
+	return n;
+}
+
+static long read_long_after(const char *path, const char *key)
+{
+	char buf[8192], *p;
+
+	if (read_text(path, buf, sizeof(buf)) < 0)
+		return -1;
 	p = strstr(buf, key);
 	return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
@@ -426,17 +439,10 @@ static void bench_writes(struct wctx *w)
 static long usdt_hits(const char *path, const char *event)
 {
 	char buf[4096], *line, *save;
-	int fd = open(TRACEFS "/uprobe_profile", O_RDONLY);
-	ssize_t len;
 	long hits = -1;
 
-	if (fd < 0)
+	if (read_text(TRACEFS "/uprobe_profile", buf, sizeof(buf)) < 0)
 		return -1;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = 0;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char file[256], name[128], *slash;
 		long h;
@@ -961,20 +967,12 @@ int main(int argc, char **argv)
 			smp = !strcmp(optarg, "smp");
 			writes_only = !strcmp(optarg, "writes");
 			break;
-		case 'u': {
-			int fd = open(optarg, O_RDONLY);
-			ssize_t len = fd < 0 ? -1 : read(fd, usdt_def, sizeof(usdt_def) - 1);
-
-			if (len <= 0) {
+		case 'u':
+			if (read_text(optarg, usdt_def, sizeof(usdt_def)) < 0) {
 				err("cannot read %s", optarg);
 				usdt_def[0] = 0;
-			} else {
-				usdt_def[len] = 0;
 			}
-			if (fd >= 0)
-				close(fd);
 			break;
-		}
 		case 'M': mem_dump_on = 1; break;
 		default: return 2;
 		}
