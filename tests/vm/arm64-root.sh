@@ -14,8 +14,9 @@
 # (ue_chroot_run "<release>-arm64"), with the release's suites on this
 # machine's mirrors (apt-lib.sh), so no mirror is named here.
 #
-# Host packages: debootstrap and qemu-user-static (programs: debootstrap,
-# qemu-aarch64-static, unshare, chroot, mount, mountpoint); "dkms" takes the
+# Host packages: debootstrap, qemu-user-static and util-linux (programs:
+# debootstrap, qemu-aarch64-static, unshare, chroot, mount, mountpoint,
+# flock); "dkms" takes the
 # .deb of make deb (ue_pkgs_deb).
 #
 # Usage: arm64-root.sh root RELEASE
@@ -260,6 +261,23 @@ ue_arm64_dkms() {
 	return $rc
 }
 
+# ue_arm64_lock RELEASE: hold the root's lock until this script exits. Each
+# command changes the cached root (its debootstrap, apt lists, tools,
+# headers), and check.sh runs "tools" beside the install test's "dkms": on
+# a cold cache the first still ran apt-get in the root (its debootstrap
+# under qemu-user took an hour beside the VMs) when the second began, whose
+# apt-get then failed on dpkg's lock. The second waits here instead.
+ue_arm64_lock() {
+	local l
+	l=$(ue_chroot_dir "$1-arm64").lock
+	mkdir -p "$(dirname "$l")" || return 1
+	exec {ue_arm64_lock_fd}>"$l" || return 1
+	flock -n "$ue_arm64_lock_fd" && return 0
+	log "waiting for the $1-arm64 root: another arm64-root.sh uses it"
+	timed "waiting for the $1-arm64 root" - flock "$ue_arm64_lock_fd"
+}
+
+[ $# -ge 2 ] && { ue_arm64_lock "$2" || die "cannot lock the $2-arm64 root"; }
 case ${1:-} in
 root)	[ $# = 2 ] || die "usage: $0 root RELEASE"
 	timed "root $2-arm64" - ue_arm64_root "$2" ;;
