@@ -172,6 +172,33 @@ static int fuse_wait_reads(int n)
 	return seen >= n;
 }
 
+/*
+ * Drop the file's page from the page cache, so that the next access reads
+ * it from the daemon: 1 once mincore() says it is gone. POSIX_FADV_DONTNEED
+ * returns 0 even when it leaves a page that something still holds for a
+ * moment (seen once on 7.3: the read this test then waits for never came),
+ * so it is repeated, for up to 5 s, until the page is not resident.
+ */
+static int fuse_drop_page(int file)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	unsigned char vec = 1;
+	void *p;
+	int i;
+
+	p = mmap(NULL, FILE_SIZE, PROT_READ, MAP_SHARED, file, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	for (i = 0; i < 250; i++) {
+		if (posix_fadvise(file, 0, 0, POSIX_FADV_DONTNEED) ||
+		    mincore(p, FILE_SIZE, &vec) || !(vec & 1))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	munmap(p, FILE_SIZE);
+	return !(vec & 1);
+}
+
 static int fuse_mount(void)
 {
 	char opts[128];
@@ -255,8 +282,7 @@ static void mem_locked(void)
 	pthread_mutex_lock(&held_lock);
 	seen = reads_seen;
 	pthread_mutex_unlock(&held_lock);
-	UE_EQ("fuse.mem_page_dropped",
-	      posix_fadvise(mem_file, 0, 0, POSIX_FADV_DONTNEED), 0);
+	UE_EQ("fuse.mem_page_dropped", fuse_drop_page(mem_file), 1);
 	UE_EQ("fuse.mem_pipe", pipe(go), 0);
 	mem_go = go[1];
 	UE_EQ("fuse.mem_fork_other", ue_child_ready(&other, ue_others_work), 0);
@@ -322,8 +348,7 @@ int main(void)
 	 * event must not wait for the kernel's fault-in of the word.
 	 */
 	madvise((void *)w, FILE_SIZE, MADV_DONTNEED);
-	UE_EQ("fuse.page_dropped",
-	      posix_fadvise(file, 0, 0, POSIX_FADV_DONTNEED), 0);
+	UE_EQ("fuse.page_dropped", fuse_drop_page(file), 1);
 	UE_EQ("fuse.fork_enabler", ue_child_ready(&enabler, enable_fuse_event), 0);
 	UE_EQ("fuse.enable_not_blocked", ue_child_run(&enabler, 5), 1);
 	UE_EQ("fuse.enable_reads_page", fuse_wait_reads(2), 1);
