@@ -266,7 +266,10 @@ ue_arm64_dkms() {
 # headers), and check.sh runs "tools" beside the install test's "dkms": on
 # a cold cache the first still ran apt-get in the root (its debootstrap
 # under qemu-user took an hour beside the VMs) when the second began, whose
-# apt-get then failed on dpkg's lock. The second waits here instead.
+# apt-get then failed on dpkg's lock. The second waits here instead, for
+# UE_ARM64_LOCK_WAIT seconds at most (default 5400: the slowest cold root
+# seen took 3834 s), so that a process that kept the lock's descriptor
+# cannot hang a run.
 ue_arm64_lock() {
 	local l
 	l=$(ue_chroot_dir "$1-arm64").lock
@@ -274,7 +277,8 @@ ue_arm64_lock() {
 	exec {ue_arm64_lock_fd}>"$l" || return 1
 	flock -n "$ue_arm64_lock_fd" && return 0
 	log "waiting for the $1-arm64 root: another arm64-root.sh uses it"
-	timed "waiting for the $1-arm64 root" - flock "$ue_arm64_lock_fd"
+	timed "waiting for the $1-arm64 root" - \
+		flock -w "${UE_ARM64_LOCK_WAIT:-5400}" "$ue_arm64_lock_fd"
 }
 
 [ $# -ge 2 ] && { ue_arm64_lock "$2" || die "cannot lock the $2-arm64 root"; }
