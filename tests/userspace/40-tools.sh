@@ -72,8 +72,26 @@ ue_eq perf.released "$(head -1 $T/user_events_status)" ue_tools
 # --nosplice (read() only) 12 of 12 runs recorded everything. Not ours, so
 # the test reads the way that works on every kernel (README, "perf and
 # trace-cmd").
-run trace-cmd-record trace-cmd record --nosplice -e user_events:ue_tools -o /tmp/trace.dat $EMIT emit $N
+# The command waits until every CPU's recorder has made its file: trace-cmd
+# forks one recorder a CPU, which installs its SIGUSR1 handler and then
+# creates OUTPUT.cpuN; when the command ends, trace-cmd stops them with
+# SIGUSR1. Under TCG with another VM beside, a short command could end
+# before a recorder was that far: SIGUSR1 then killed it, no file was made,
+# and trace-cmd said "can not stat '/tmp/trace.dat.cpu1'" and reported
+# nothing (make check on a new machine, 6.1: trace_cmd.report.*). Once
+# every file exists no recorder can be lost; the wait is bounded (10 s),
+# and how many recorders were ready is checked.
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+rm -f /tmp/trace.dat /tmp/trace.dat.cpu*
+run trace-cmd-record trace-cmd record --nosplice -e user_events:ue_tools -o /tmp/trace.dat \
+	sh -c 'i=0
+	while [ "$(ls /tmp/trace.dat.cpu* 2>/dev/null | wc -l)" -lt "$0" ] && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	echo "recorders ready: $(ls /tmp/trace.dat.cpu* 2>/dev/null | wc -l)"
+	exec "$@"' "$ncpu" $EMIT emit $N
 ue_eq trace_cmd.record.exit $rc 0
+ue_eq trace_cmd.record.recorders_ready "$(records /tmp/trace-cmd-record.out "^recorders ready: $ncpu\$")" 1
 ue_eq trace_cmd.record.emitted "$(records /tmp/trace-cmd-record.out "^ue_emit: wrote $N records$")" 1
 run trace-cmd-report trace-cmd report -i /tmp/trace.dat
 ue_eq trace_cmd.report.exit $rc 0
