@@ -24,8 +24,9 @@ race() {
 	ue_eq "$1.state_empty" "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
 }
 # Site 1: the fork probe, between an enabler's check and its reference.
-race unreg_fork 1 200 unreg-fork 10
-race del_fork 1 15000 del-fork 10
+# (fork loops of 10 s, 3 s on a flavour sibling: ue_budget)
+race unreg_fork 1 200 unreg-fork "$(ue_budget 10 3)"
+race del_fork 1 15000 del-fork "$(ue_budget 10 3)"
 # Site 2: writing a bit, holding a user of the address space.
 race exit_wait 2 2000 exit-wait 200
 # Site 3: enabling for ftrace, the bits flipped before the core marks the
@@ -38,7 +39,7 @@ race ftrace_enable 3 20000 ftrace-enable 20
 # No site: the module's bit flips and the program's own flips of other bits
 # in the same words, both atomic, lose nothing (spec 1.9); record-cmd still
 # off, for the same reason.
-race bits_shared 0 0 bits-shared 500
+race bits_shared 0 0 bits-shared "$(ue_budget 500 100)"
 echo 1 >/sys/kernel/tracing/options/record-cmd
 # Site 7: deleting an event, event_mutex held, while its enable file is
 # opened (compat/removed_event.h; the freed file would be read under

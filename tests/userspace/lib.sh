@@ -26,6 +26,15 @@ ue_eq() {
 }
 
 # ue_count_dmesg PATTERN: number of kernel log lines matching PATTERN (ERE).
+# ue_budget FULL SHORT: a suite's length (seconds, loops, calls) on this row:
+# FULL on the full row of a kernel source and architecture, SHORT on a
+# flavour sibling (cloud, rt: kernels.list's "short"), which runs the same
+# suites on the same code with less time (make_initramfs writes
+# /tests/budget; issue 28, item 5).
+ue_budget() {
+	if [ "$(cat /tests/budget 2>/dev/null)" = short ]; then echo "$2"; else echo "$1"; fi
+}
+
 ue_count_dmesg() { dmesg | grep -cE "$1"; }
 
 # ue_count_dmesg_text TEXT: number of kernel log lines containing TEXT.

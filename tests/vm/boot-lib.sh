@@ -28,6 +28,8 @@ make_initramfs() { # kernel
 	else
 		cp "$root"/tests/userspace/*.sh "$ir/tests/"
 	fi
+	# (a flavour sibling's suites run with shorter budgets: lib.sh's ue_budget)
+	echo "${klevel[$k]:-full}" >"$ir/tests/budget"
 	[ -z "${UE_STRESS_SECS:-}" ] || echo "$UE_STRESS_SECS" >"$ir/tests/stress_secs"
 	[ -z "${UE_SUITE_TIMEOUT:-}" ] || echo "$UE_SUITE_TIMEOUT" >"$ir/tests/suite_timeout"
 	cp "$ubin"/* "$ir/tests/bin/"
