@@ -19,9 +19,11 @@ ue_job() (
 	rc=$?
 	[ -n "${UE_TIMELINE:-}" ] || exit $rc
 	t1=${EPOCHREALTIME//[^0-9]/}
-	read -r -a st </proc/$BASHPID/stat
-	# (fields 14 to 17; the second, "(bash)", has no space)
-	cpu=$((st[13] + st[14] + st[15] + st[16]))
+	read -r st </proc/$BASHPID/stat
+	# (fields 14 to 17; counted after the second, the command's name in
+	# parentheses, which may have spaces)
+	read -r -a st <<<"${st##*) }"
+	cpu=$((st[11] + st[12] + st[13] + st[14]))
 	# Centiseconds: the microseconds of the clock, the ticks of the CPU.
 	t0=$((10#$t0 / 10000)) t1=$((10#$t1 / 10000))
 	printf '%s\t%d.%02d\t%d.%02d\t%d.%02d\t%d.%02d\n' "$name" \
