@@ -30,6 +30,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 vmdir=$root/tests/vm
 . "$vmdir/vm-lib.sh"
+. "$vmdir/timeline.sh"
 export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 build=${UE_BUILD_DIR:-$root/build/check}
 vms_only=${UE_VMS_ONLY:-0}
@@ -60,12 +61,17 @@ mkdir -p "$build"
 results=$build/results
 : >"$results"
 record() { echo "$*" >>"$results"; }
+# The timeline: a line per job (ue_job, tests/vm/timeline.sh), read by report.sh.
+export UE_TIMELINE=$build/timeline.tsv
+: >"$UE_TIMELINE"
 
 # --- dependencies -----------------------------------------------------------
 # Installed when missing; from here on PATH has only the programs of a new
 # machine with them (tests/deps.sh).
 tree_status_before=$(git -C "$root" status --porcelain 2>&1)
-ue_deps_path check "$build/path" || exit 1
+ue_job deps ue_deps_path check "$build/path" || exit 1
+# (its PATH, which the job's subshell exported)
+[ "${UE_DEPS_PATH:-1}" != 1 ] || export PATH=$build/path
 
 if [ "$kernels" != "$(echo $all_kernels)" ] && [ "$kernels" != "$all_kernels" ]; then
 	say "NOTE: UE_KERNELS restricts this run to: $kernels (targets: $(echo $all_kernels))"
@@ -75,7 +81,7 @@ fi
 . "$vmdir/apt-lib.sh"
 # The VMs' QEMU: bookworm-backports' (tests/vm/fetch-qemu.sh says why);
 # where the mirror lacks it, the machine's QEMU 7.2, said aloud.
-if UE_QEMU_ROOT=$("$vmdir/fetch-qemu.sh" 2>"$build/fetch-qemu.log"); then
+if UE_QEMU_ROOT=$(ue_job fetch-qemu "$vmdir/fetch-qemu.sh" 2>"$build/fetch-qemu.log"); then
 	export UE_QEMU_ROOT
 	say "QEMU: $("$UE_QEMU_ROOT/usr/bin/qemu-system-x86_64" --version | head -1) (bookworm-backports, $UE_QEMU_ROOT)"
 else
@@ -97,7 +103,7 @@ for k in $kernels; do [ "$k" != "${k#debug}" ] || stock="$stock $k"; done
 if [ -n "$stock" ]; then
 	say "resolving${UE_KERNELS_LOCK:+ (from $UE_KERNELS_LOCK)}:$stock"
 	# shellcheck disable=SC2086
-	UE_CACHE=$UE_CACHE "$vmdir/resolve.sh" $stock >"$lock"
+	UE_CACHE=$UE_CACHE ue_job resolve "$vmdir/resolve.sh" $stock >"$lock"
 	grep '^# NOTE' "$lock" | sed 's/^# NOTE /NOTE: /' >>"$notes"
 	grep '^# UNSERVED' "$lock" | sed 's/^# UNSERVED \([^ ]*\)/NOTE: \1 NOT TESTED:/' >>"$notes"
 	grep -v '^#' "$lock" | sed 's/^/   /'
@@ -115,7 +121,7 @@ for k in $stock; do
 	read -r _ krel[$k] _ _ _ _ klevel[$k] <<<"$line"
 done
 fetch_row() {
-	if UE_KERNELS_LOCK=$lock "$vmdir/fetch-kernels.sh" "$1" 2>"$build/fetch-$1.log"; then
+	if UE_KERNELS_LOCK=$lock ue_job "fetch $1" "$vmdir/fetch-kernels.sh" "$1" 2>"$build/fetch-$1.log"; then
 		echo "$1 fetch pass kernel"
 	else
 		echo "$1 fetch fail kernel could not be fetched: $(tail -1 "$build/fetch-$1.log")"
@@ -124,18 +130,18 @@ fetch_row() {
 # Three downloads at a time; the chroots go on meanwhile.
 say "fetching kernels into $UE_CACHE"
 for k in "${!krel[@]}"; do echo "$k"; done | sort |
-	xargs -r -P 3 -I{} bash -c "$(declare -f fetch_row); vmdir=$vmdir build=$build; fetch_row {}" \
+	xargs -r -P 3 -I{} bash -c "$(declare -f fetch_row ue_job); vmdir=$vmdir build=$build; fetch_row {}" \
 	>"$build/fetch.results" &
 fetch_pid=$!
 releases=$(printf '%s\n' "${krel[@]}" | sort -u)
 (for r in $releases; do
-	ue_chroot_make "$r" >"$build/chroot-$r.log" 2>&1 && echo "$r" >>"$build/chroots.ok"
+	ue_job "chroot $r" ue_chroot_make "$r" >"$build/chroot-$r.log" 2>&1 && echo "$r" >>"$build/chroots.ok"
 done) &
 chroot_pid=$!
 # linux-source-6.12 (checkpatch, the selftests, the debug kernel), before
 # the debug kernels' chain below unpacks it too.
 say "fetching linux-source-6.12 (checkpatch, selftests, debug kernel)"
-if srctree=$("$vmdir/fetch-source.sh"); then
+if srctree=$(ue_job linux-source "$vmdir/fetch-source.sh"); then
 	record "host fetch pass linux-source"
 else
 	srctree=
@@ -143,10 +149,11 @@ else
 fi
 
 # --- the work beside the VMs -------------------------------------------------
-# What no VM waits for runs beside the VMs, niced so that they go first:
-# the debug kernels (a cold build takes minutes) from here on, and, once
-# the chroots have their headers, every module build (a kernel ahead of
-# its VM), the host checks and the install test's steps in the chroots.
+# What no VM waits for runs beside the VMs: the debug kernels (a cold
+# build takes minutes) from here on, at full priority (below), and, niced
+# so that the VMs go first, once the chroots have their headers, every
+# module build (a kernel ahead of its VM), the host checks and the install
+# test's steps in the chroots.
 # Each kernel's modules end in $build/<kernel>.ready ("ok" or "fail"),
 # which its VM waits for (ue_wait_ready).
 background() { renice -n 10 -p "$BASHPID" >/dev/null; }
@@ -215,22 +222,23 @@ build_kernel() {
 }
 
 # The debug kernels (ours, tests/kernel/), then their modules; the kernel's
-# directory in $build/KERNEL.kroot.
+# directory in $build/KERNEL.kroot. Not niced: a debug kernel's VM, the
+# longest, waits for its build, which niced beside the VMs took 3529 s and
+# 1163 s from an empty cache (f092952; issue 28).
 debug_kernels=
 for k in debug debug-newest; do
 	[[ " $kernels " == *" $k "* ]] && debug_kernels="$debug_kernels $k" klevel[$k]=full
 done
 (
-	background
 	for k in $debug_kernels; do
 		say "building the $k test kernel (cached after the first time)"
-		if d=$("$root/tests/kernel/build.sh" "$k"); then
+		if d=$(ue_job "kernel $k" "$root/tests/kernel/build.sh" "$k"); then
 			record "$k fetch pass kernel"
 			read -r spkg sver <"$d/source"
 			echo "$k ours tests/kernel $spkg $(cat "$d/release") $sver full" >>"$lock"
 			echo "$d" >"$build/$k.kroot"
 			kroot[$k]=$d
-			build_kernel "$k"
+			ue_job "modules $k" build_kernel "$k"
 		else
 			record "$k fetch fail kernel could not be built"
 			echo fail >"$build/$k.ready"
@@ -257,8 +265,8 @@ done
 # host_check SCRIPT ARGS...: its result lines; a script that fails or says
 # nothing is a failed check, never a silent skip.
 host_check() {
-	local out rc
-	out=$("$@")
+	local out rc job=${1#"$root"/tests/}
+	out=$(ue_job "${job%.sh}" "$@")
 	rc=$?
 	[ -n "$out" ] && echo "$out" >>"$results"
 	if [ $rc != 0 ] || [ -z "$out" ]; then
@@ -270,6 +278,7 @@ host_check() {
 host_checks() {
 	say "host checks: dependencies (tests/deps.sh)"
 	host_check "$root/tests/host/deps.sh" "$lock"
+	host_check "$root/tests/host/timeline.sh"
 	[ -n "$srctree" ] || return 0
 	say "host checks"
 	host_check "$root/tests/host/run.sh" "$srctree" "$1"
@@ -290,7 +299,7 @@ sbin=$build/selftests
 mkdir -p "$sbin"
 if [ -n "${srctree:-}" ] && [ -d "$srctree" ]; then
 	say "building upstream user_events selftests from $srctree"
-	"$root/tests/selftests/build.sh" "$srctree" "$sbin" >>"$results"
+	ue_job "selftests amd64" "$root/tests/selftests/build.sh" "$srctree" "$sbin" >>"$results"
 else
 	record "host selftests fail build no linux-source tree to build them from"
 fi
@@ -312,16 +321,16 @@ build_userspace() {
 }
 ubin=$build/userspace
 ubuild_ok=1
-build_userspace gcc "$ubin" || ubuild_ok=0
+ue_job "userspace amd64" build_userspace gcc "$ubin" || ubuild_ok=0
 # The architectures of the rows besides amd64 (arm64).
 cross_arches=$(printf '%s\n' "${karch[@]}" | grep -vx amd64 | sort -u)
 # The arm64 rows' (and their upstream selftests): Debian 12's cross compiler.
 declare -A ubuild_arch_ok
 for a in $cross_arches; do
 	ubuild_arch_ok[$a]=1
-	build_userspace "$(ue_cross_prefix "$a")gcc" "$build/userspace-$a" || ubuild_arch_ok[$a]=0
+	ue_job "userspace $a" build_userspace "$(ue_cross_prefix "$a")gcc" "$build/userspace-$a" || ubuild_arch_ok[$a]=0
 	if [ -n "${srctree:-}" ] && [ -d "$srctree" ]; then
-		CC=$(ue_cross_prefix "$a")gcc "$root/tests/selftests/build.sh" "$srctree" \
+		CC=$(ue_cross_prefix "$a")gcc ue_job "selftests $a" "$root/tests/selftests/build.sh" "$srctree" \
 			"$build/selftests-$a" "$a" >>"$results"
 	fi
 done
@@ -365,7 +374,7 @@ stage_tools() {
 	stage_elf "$perf" /usr/bin/perf && stage_elf /usr/bin/trace-cmd /usr/bin/trace-cmd
 }
 say "staging perf and trace-cmd for the VMs"
-if stage_tools >"$build/tools-stage.log" 2>&1; then
+if ue_job "tools amd64" stage_tools >"$build/tools-stage.log" 2>&1; then
 	record "host tools pass staged"
 	say "tools: $(find "$troot" -type f | wc -l) files, $(du -sm "$troot" | cut -f1) MB uncompressed"
 else
@@ -383,7 +392,7 @@ for a in $cross_arches; do
 	for k in $kernels; do [ "${karch[$k]:-}" = "$a" ] && { r=${krel[$k]}; break; }; done
 	(
 		background
-		if "$vmdir/arm64-root.sh" tools "$r" "$build/tools-root-$a" >"$build/tools-stage-$a.log" 2>&1; then
+		if ue_job "tools $a" "$vmdir/arm64-root.sh" tools "$r" "$build/tools-root-$a" >"$build/tools-stage-$a.log" 2>&1; then
 			record "host tools pass staged.$a"
 			echo ok >"$build/tools-$a.ready"
 		else
@@ -402,14 +411,14 @@ for r in $releases; do
 	for k in "${!krel[@]}"; do
 		[ "${krel[$k]}" = "$r" ] && [ -n "${kroot[$k]:-}" ] || continue
 		if [ "${karch[$k]}" != amd64 ]; then
-			ue_chroot_cross "$r" "${kroot[$k]}" >>"$build/chroot-$r.log" 2>&1 ||
+			ue_job "cross $k" ue_chroot_cross "$r" "${kroot[$k]}" >>"$build/chroot-$r.log" 2>&1 ||
 				record "host chroot fail $r.cross.$k $(tail -1 "$build/chroot-$r.log")"
 			continue
 		fi
 		hdrs+=("$(awk -v k="$k" '$1 == k && NF == 7 { print $5 "=" $6 }' "$lock")")
 	done
 	[ ${#hdrs[@]} -gt 0 ] || continue
-	ue_chroot_headers "$r" "${hdrs[@]}" >>"$build/chroot-$r.log" 2>&1 ||
+	ue_job "headers $r" ue_chroot_headers "$r" "${hdrs[@]}" >>"$build/chroot-$r.log" 2>&1 ||
 		record "host chroot fail $r.headers $(tail -1 "$build/chroot-$r.log")"
 done
 
@@ -455,7 +464,7 @@ arm64_install_row() {
 			record "$k build fail module no ${krel[$k]} chroot to build in"
 			echo fail >"$build/$k.ready"
 		else
-			build_kernel "$k"
+			ue_job "modules $k" build_kernel "$k"
 		fi
 	done
 	[ "$vms_only" = 1 ] && exit 0
@@ -472,7 +481,7 @@ arm64_install_row() {
 		say "install test on $r: the .deb with $r's dkms for" $rows", kernel and package upgrades, autopkgtest"
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
-		"$root/tests/install/run.sh" steps "$build/install/$r" "$ubin/example" "$notes" "$r" $rows >>"$results"
+		ue_job "install-steps $r" "$root/tests/install/run.sh" steps "$build/install/$r" "$ubin/example" "$notes" "$r" $rows >>"$results"
 		say "install test on $r: steps done in $(( $(date +%s) - t0 ))s (logs: $build/install/$r/)"
 	done
 	# The arm64 rows: the .deb with DKMS in an arm64 root of their release,
@@ -487,7 +496,7 @@ arm64_install_row() {
 		say "install test on $r arm64: the .deb with DKMS in an arm64 root (qemu-user) for" $rows
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
-		"$root/tests/install/run.sh" arm64 "$build/install/$r-arm64" "$build/userspace-arm64/example" \
+		ue_job "install-steps $r-arm64" "$root/tests/install/run.sh" arm64 "$build/install/$r-arm64" "$build/userspace-arm64/example" \
 			"$notes" "$r" $rows >>"$results"
 		say "install test on $r arm64: done in $(( $(date +%s) - t0 ))s (logs: $build/install/$r-arm64/)"
 	done
@@ -532,12 +541,12 @@ vm_row() { # kernel
 		record "$k build fail userspace"
 		return
 	fi
-	make_initramfs "$k"
+	ue_job "initramfs $k" make_initramfs "$k"
 	say "$k: initramfs $(( $(stat -c %s "$build/$k/initrd.gz") / 1048576 )) MB (gzip -1)"
 	vm_timeout=$(vm_limit "$k")
 	say "$k: booting $(cat "${kroot[$k]}/release") (timeout ${vm_timeout}s)"
 	t0=$(date +%s)
-	boot_and_run "$k"
+	ue_job "vm $k" boot_and_run "$k"
 	say "$k: VM done in $(( $(date +%s) - t0 ))s"
 	# Informational selftests are not counted: say how many there were;
 	# and the seeds of the fuzzer and the stress suite.
@@ -636,7 +645,7 @@ elif [ -x "$ubin/example" ]; then
 		rows=$(install_rows "$r")
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
-		"$root/tests/install/run.sh" boot "$build/install/$r" "$ubin/example" "$notes" "$r" $rows >>"$results"
+		ue_job "install-boot $r" "$root/tests/install/run.sh" boot "$build/install/$r" "$ubin/example" "$notes" "$r" $rows >>"$results"
 		say "install test on $r: boots done in $(( $(date +%s) - t0 ))s"
 	done
 	for r in $releases; do
@@ -644,7 +653,7 @@ elif [ -x "$ubin/example" ]; then
 		rows=$(cat "$build/install/$r-arm64.rows")
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
-		"$root/tests/install/run.sh" boot "$build/install/$r-arm64" "$build/userspace-arm64/example" \
+		ue_job "install-boot $r-arm64" "$root/tests/install/run.sh" boot "$build/install/$r-arm64" "$build/userspace-arm64/example" \
 			"$notes" "$r" $rows >>"$results"
 		say "install test on $r arm64: boots done in $(( $(date +%s) - t0 ))s"
 	done

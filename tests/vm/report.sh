@@ -1,8 +1,9 @@
 #!/bin/bash
 # The report stage of make check: the kernel x suite table of a results
 # file ("<kernel> <suite> pass|fail <case> [detail]" lines), the exact
-# package of each row (the lock file), the notes, the failures, and the
-# last line "N passed, N failed". Exits non-zero on any failure.
+# package of each row (the lock file), the notes, the failures, the
+# timeline's report (the longest jobs, their CPU, the critical path), and
+# the last line "N passed, N failed". Exits non-zero on any failure.
 # Usage: report.sh RESULTS LOCK NOTES SECONDS ROW...
 set -uo pipefail
 results=$1 lock=$2 notes=$3 secs=$4
@@ -44,6 +45,12 @@ if grep -q ' fail ' "$results"; then
 		echo "$k: the last lines of its console ($log):"
 		grep -v '^UE-RESULT .* pass ' "$log" | tail -15 | cut -c1-160 | sed 's/^/  | /'
 	done
+fi
+# The jobs' times (build/check/timeline.tsv: tests/vm/timeline-report.sh).
+tl=$(dirname "$results")/timeline.tsv
+if [ -f "$tl" ]; then
+	echo
+	"$(dirname "$0")/timeline-report.sh" "$tl"
 fi
 passed=$(awk '$3 == "pass"' "$results" | wc -l)
 failed=$(awk '$3 != "pass"' "$results" | wc -l)
