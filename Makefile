@@ -7,6 +7,10 @@
 #   make clean
 #   make install [INSTALL_MOD_PATH=<root>]     modules_install + depmod for KDIR's kernel
 #   make deb                                   build/deb/user-events-dkms_<ver>_all.deb
+#                                              and build/deb/user-events-dev_<ver>_all.deb
+#   make install-headers [PREFIX=/usr/local]   the UAPI header for programs, as
+#        [DESTDIR=<root>]                      <PREFIX>/include/user-events/linux/user_events.h,
+#                                              and <PREFIX>/share/pkgconfig/user-events.pc
 #   make dkms-install [KERNELRELEASE=<ver>]    dkms add, build, install
 #   make dkms-remove                           dkms remove --all, drop the sources
 #   make check                                 the whole test suite, in VMs
@@ -38,8 +42,8 @@ endif
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) UE_VERSION=$(UE_VERSION) $(KBUILD_CC)
 
-.PHONY: all modules kernel-check clean check soak install deb dkms-install dkms-remove demo \
-	bench bench-docs check-fresh
+.PHONY: all modules kernel-check clean check soak install install-headers deb dkms-install \
+	dkms-remove demo bench bench-docs check-fresh
 
 all: modules
 
@@ -70,6 +74,30 @@ install: modules
 KERNELRELEASE_OF_KDIR = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
+# The UAPI header for programs (what user-events-dev installs, with
+# PREFIX=/usr: debian/rules), in a directory of its own so that it cannot
+# clash with linux-libc-dev's /usr/include/linux/ (Debian 13's has a
+# user_events.h): "cc $$(pkg-config --cflags user-events)" puts it first.
+# The .pc file goes to share/pkgconfig: the header is the same on every
+# architecture.
+PREFIX ?= /usr/local
+define UE_PC
+prefix=$(PREFIX)
+includedir=$${prefix}/include
+
+Name: user-events
+Description: Linux user_events tracing UAPI header (the 6.4+ ABI) of user-events-dkms
+Version: $(UE_VERSION)
+Cflags: -I$${includedir}/user-events
+endef
+export UE_PC
+install-headers:
+	install -D -m 644 include/uapi/linux/user_events.h \
+		$(DESTDIR)$(PREFIX)/include/user-events/linux/user_events.h
+	install -d $(DESTDIR)$(PREFIX)/share/pkgconfig
+	printf '%s\n' "$$UE_PC" >$(DESTDIR)$(PREFIX)/share/pkgconfig/user-events.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/share/pkgconfig/user-events.pc
+
 # dpkg-buildpackage writes into the parent directory; collect its output in
 # build/deb/. Runs on a copy of the tree so that debian/'s scratch files
 # never land in the checkout.
@@ -84,6 +112,7 @@ endif
 		{ tail -20 ../dpkg-buildpackage.log; exit 1; }
 	rm -rf build/deb/src
 	@echo "built: $(CURDIR)/build/deb/user-events-dkms_$(UE_VERSION)_all.deb"
+	@echo "built: $(CURDIR)/build/deb/user-events-dev_$(UE_VERSION)_all.deb"
 
 # DKMS from a checkout: the sources go to /usr/src/user-events-<VERSION>/ as
 # the .deb puts them, with the version written into dkms.conf. MAKEFLAGS is

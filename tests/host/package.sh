@@ -1,6 +1,7 @@
 #!/bin/bash
-# Host checks of the packaging (issue 6): dkms.conf, the .deb (make deb),
-# lintian, and make dkms-install / dkms-remove into private DKMS trees.
+# Host checks of the packaging (issue 6): dkms.conf, the .debs (make deb:
+# user-events-dkms and user-events-dev), lintian, make install-headers, and
+# make dkms-install / dkms-remove into private DKMS trees.
 # Prints one line per check: "host package pass|fail <case> [detail]".
 # Usage: package.sh KDIR RELEASE   (headers of a kernel to build for)
 set -uo pipefail
@@ -68,11 +69,16 @@ copy=$work/tree
 mkdir -p "$copy"
 cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,debian} "$copy/"
 deb=$copy/build/deb/user-events-dkms_${version}_all.deb
-if make -C "$copy" deb >"$work/deb.log" 2>&1 && [ -f "$deb" ]; then
+devdeb=$copy/build/deb/user-events-dev_${version}_all.deb
+if make -C "$copy" deb >"$work/deb.log" 2>&1 && [ -f "$deb" ] && [ -f "$devdeb" ]; then
 	result pass deb_builds
 else
 	result fail deb_builds "$(tail -3 "$work/deb.log" | tr '\n' '|')"
 fi
+# Its closing lines name both packages (make's own lines aside).
+deb_said=$(grep -v '^make\(\[[0-9]*\]\)\{0,1\}: ' "$work/deb.log" | tail -2)
+check deb_names_both "make deb's last lines: $(echo "$deb_said" | tr '\n' '|')" \
+	test "$deb_said" = "$(printf 'built: %s\nbuilt: %s' "$deb" "$devdeb")"
 if [ -f "$deb" ]; then
 	list=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
 	missing=
@@ -109,6 +115,79 @@ if [ -f "$deb" ]; then
 		result fail lintian_no_errors "$(grep -v '^N:' "$work/lintian.log" | head -3 | tr '\n' '|')"
 	fi
 fi
+
+# --- user-events-dev: the UAPI header and user-events.pc ---------------------
+# The .pc file make install-headers writes for PREFIX.
+pc_of() { # PREFIX
+	printf '%s\n' "prefix=$1" 'includedir=${prefix}/include' '' 'Name: user-events' \
+		'Description: Linux user_events tracing UAPI header (the 6.4+ ABI) of user-events-dkms' \
+		"Version: $version" 'Cflags: -I${includedir}/user-events'
+}
+# cflags_ok CASE DIR PKG_CONFIG-ENV...: pkg-config --cflags user-events,
+# with the environment given, is exactly -IDIR (pkgconf ends it with a
+# space); gcc builds samples/example.c with it, statically, and the header
+# it read is DIR/linux/user_events.h.
+cflags_ok() {
+	local c=$1 dir=$2 got deps
+	shift 2
+	got=$(env "$@" pkg-config --cflags user-events 2>&1 | sed 's/ *$//')
+	if [ "$got" = "-I$dir" ]; then result pass "$c.pkg_config_cflags"
+	else result fail "$c.pkg_config_cflags" "'$got', want '-I$dir'"; fi
+	# shellcheck disable=SC2086
+	if gcc $got -static -O2 -Wall -Wextra -Werror -o "$work/$c.example" "$root/samples/example.c" \
+		>"$work/$c.cc.log" 2>&1 && [ -x "$work/$c.example" ]; then
+		result pass "$c.example_builds"
+	else
+		result fail "$c.example_builds" "$(head -2 "$work/$c.cc.log" | tr '\n' '|')"
+	fi
+	# shellcheck disable=SC2086
+	deps=$(gcc $got -M "$root/samples/example.c" 2>/dev/null | tr ' \\' '\n\n' | grep 'user_events\.h$')
+	check "$c.example_header" "example.c read '${deps//$'\n'/ }', want $dir/linux/user_events.h" \
+		test "$deps" = "$dir/linux/user_events.h"
+}
+
+if [ -f "$devdeb" ]; then
+	mkdir -p "$work/dev"
+	dpkg-deb -x "$devdeb" "$work/dev"
+	# Exactly these files (the directories aside).
+	check dev_deb_contents "files: $(dpkg-deb -c "$devdeb" | awk '$1 !~ /^d/ { print $6 }' | tr '\n' ' ')" \
+		test "$(dpkg-deb -c "$devdeb" | awk '$1 !~ /^d/ { print $6 }' | sort)" = \
+		"$(printf '%s\n' ./usr/include/user-events/linux/user_events.h \
+			./usr/share/doc/user-events-dev/changelog.gz ./usr/share/doc/user-events-dev/copyright \
+			./usr/share/pkgconfig/user-events.pc)"
+	check dev_deb_header "the packaged header differs from include/uapi/linux/user_events.h" \
+		cmp "$root/include/uapi/linux/user_events.h" "$work/dev/usr/include/user-events/linux/user_events.h"
+	check dev_deb_pc "user-events.pc: $(grep '^Cflags' "$work/dev/usr/share/pkgconfig/user-events.pc" 2>&1)" \
+		cmp <(pc_of /usr) "$work/dev/usr/share/pkgconfig/user-events.pc"
+	devfields() { [ "$(dpkg-deb -f "$devdeb" Package Source Version Architecture Section Multi-Arch Depends)" = \
+		"$(printf 'Package: user-events-dev\nSource: user-events-dkms\nVersion: %s\nArchitecture: all\nSection: libdevel\nMulti-Arch: foreign\nDepends: linux-libc-dev' "$version")" ]; }
+	check dev_deb_control "$(dpkg-deb -f "$devdeb" Package Source Version Architecture Section Multi-Arch Depends | tr '\n' '|')" \
+		devfields
+	if lintian --fail-on error,warning "$devdeb" >"$work/lintian-dev.log" 2>&1; then
+		result pass dev_lintian_clean
+	else
+		result fail dev_lintian_clean "$(grep -v '^N:' "$work/lintian-dev.log" | head -3 | tr '\n' '|')"
+	fi
+	# As a program's build finds it once the package is installed, here in
+	# the extracted tree (the sysroot).
+	cflags_ok dev_deb "$work/dev/usr/include/user-events" \
+		PKG_CONFIG_PATH="$work/dev/usr/share/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$work/dev"
+fi
+
+# make install-headers PREFIX=...: the same two files, for that prefix.
+make -C "$copy" install-headers PREFIX="$work/prefix" >"$work/install-headers.log" 2>&1
+check install_headers_files "files: $(cd "$work/prefix" 2>/dev/null && find . -type f | tr '\n' ' ')" \
+	test "$(cd "$work/prefix" && find . -type f | sort)" = \
+	"$(printf '%s\n' ./include/user-events/linux/user_events.h ./share/pkgconfig/user-events.pc)"
+check install_headers_header "the installed header differs from include/uapi/linux/user_events.h" \
+	cmp "$root/include/uapi/linux/user_events.h" "$work/prefix/include/user-events/linux/user_events.h"
+check install_headers_pc "user-events.pc for PREFIX=$work/prefix: $(head -1 "$work/prefix/share/pkgconfig/user-events.pc" 2>&1)" \
+	cmp <(pc_of "$work/prefix") "$work/prefix/share/pkgconfig/user-events.pc"
+cflags_ok install_headers "$work/prefix/include/user-events" PKG_CONFIG_PATH="$work/prefix/share/pkgconfig"
+# With DESTDIR, as debian/rules runs it: the package's files.
+make -C "$copy" install-headers PREFIX=/usr DESTDIR="$work/destdir" >"$work/install-headers-destdir.log" 2>&1
+check install_headers_destdir "PREFIX=/usr DESTDIR=...: not the package's user-events.pc" \
+	cmp <(pc_of /usr) "$work/destdir/usr/share/pkgconfig/user-events.pc"
 
 # --- make dkms-install / dkms-remove, into private trees -----------------------
 # dkms's own trees and the install tree under $work, the kernel's headers

@@ -12,10 +12,15 @@
 #   5. a package upgrade, from PREV to this version, with one kernel's headers;
 #   6. the autopkgtest of Debian's DKMS packages (Testsuite:
 #      autopkgtest-pkg-dkms), with this release's autopkgtest;
-#   7. purge: nothing is left.
+#   7. purge: nothing is left;
+#   8. user-events-dev: apt-get install ./user-events-dev_<ver>_all.deb with
+#      pkgconf, gcc and libc6-dev, then samples/example.c (WORK/example.c)
+#      built with "cc $(pkg-config --cflags user-events) -static" into
+#      WORK/example, which run.sh's boots run in the VMs; purge.
 # Usage: in-chroot.sh WORK VERSION PREV FURTHER KERNEL-RELEASE...
-#   WORK holds debs/ (both .debs), src/ (the source tree), and gets logs;
-#   FURTHER is the headers package of step 3.
+#   WORK holds debs/ (the .debs of VERSION and PREV), src/ (the source
+#   tree), example.c, and gets logs; FURTHER is the headers package of
+#   step 3.
 # Prints "K <release> pass|fail <case> [detail]" for a kernel's checks and
 # "P pass|fail <case> [detail]" for the package's.
 set -uo pipefail
@@ -24,6 +29,7 @@ shift 4
 pkg=user-events-dkms
 fake=9.9.9-ue-test-builtin
 deb=$work/debs/${pkg}_${version}_all.deb
+devdeb=$work/debs/user-events-dev_${version}_all.deb
 prevdeb=$work/debs/${pkg}_${prev}_all.deb
 export DEBIAN_FRONTEND=noninteractive
 
@@ -205,4 +211,35 @@ kcheck "$keep" autopkgtest.built "no 'I: Trying to build user-events/$version fo
 	grep -qxF "I: Trying to build user-events/$version for $keep" "$work/autopkgtest.log"
 aptlog final-purge purge $pkg || pres fail final.purge "see $work/final-purge.txt"
 check_nothing_left final
+
+# --- 8. user-events-dev: a program built with the installed header only ----------
+# As README's "Building a program" says, with the release's own pkgconf and
+# compiler; nothing of the checkout (only WORK/example.c, samples/example.c).
+# linux-libc-dev comes too (the package depends on it); from Linux 6.4 on it
+# has a linux/user_events.h of its own, which the build must not read.
+rm -f "$work/example"
+log "apt-get install ./${devdeb##*/} pkgconf gcc libc6-dev"
+if aptlog dev-install install "$devdeb" pkgconf gcc libc6-dev; then pres pass dev.apt_install
+else pres fail dev.apt_install "apt-get failed, see $work/dev-install.txt"; fi
+log "linux-libc-dev $(dpkg-query -W -f='${Version}' linux-libc-dev 2>/dev/null): its own linux/user_events.h is $(
+	[ -e /usr/include/linux/user_events.h ] && echo present || echo absent)"
+cflags=$(pkg-config --cflags user-events 2>&1 | sed 's/ *$//')
+pcheck dev.pkg_config_cflags "pkg-config --cflags user-events: '$cflags', want '-I/usr/include/user-events'" \
+	test "$cflags" = -I/usr/include/user-events
+pcheck dev.pkg_config_version "pkg-config --modversion user-events: '$(pkg-config --modversion user-events 2>&1)', want $version" \
+	test "$(pkg-config --modversion user-events 2>&1)" = "$version"
+# shellcheck disable=SC2046
+cc $(pkg-config --cflags user-events) -static -O2 -Wall -Wextra -Werror \
+	-o "$work/example" "$work/example.c" >"$work/dev-cc.log" 2>&1
+pcheck dev.example_builds "cc failed: $(head -2 "$work/dev-cc.log" | tr '\n' '|')" test -x "$work/example"
+# The header the build read: the package's, not linux-libc-dev's.
+# shellcheck disable=SC2046
+read_h=$(cc $(pkg-config --cflags user-events) -M "$work/example.c" 2>/dev/null |
+	tr ' \\' '\n\n' | grep 'user_events\.h$')
+pcheck dev.example_header "example.c read '${read_h//$'\n'/ }', want /usr/include/user-events/linux/user_events.h" \
+	test "$read_h" = /usr/include/user-events/linux/user_events.h
+if aptlog dev-purge purge user-events-dev; then pres pass dev.apt_purge
+else pres fail dev.apt_purge "see $work/dev-purge.txt"; fi
+pcheck dev.nothing_left "left: $(ls -d /usr/include/user-events /usr/share/pkgconfig/user-events.pc 2>/dev/null | tr '\n' ' ')" \
+	sh -c '[ ! -e /usr/include/user-events ] && [ ! -e /usr/share/pkgconfig/user-events.pc ]'
 exit 0

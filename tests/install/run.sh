@@ -5,9 +5,11 @@
 # overlay over the release's cached chroot (tests/vm/chroot-lib.sh) that
 # already has the headers of the release's kernels:
 #   - the steps of in-chroot.sh: install, what DKMS built and skipped, a
-#     kernel upgrade, remove and purge, a package upgrade, autopkgtest;
+#     kernel upgrade, remove and purge, a package upgrade, autopkgtest; and
+#     user-events-dev: samples/example.c built there with the installed
+#     header only (cc $(pkg-config --cflags user-events) -static);
 #   - then each kernel booted in QEMU with the .ko DKMS built for it, and a
-#     smoke test (tests/install/smoke-init).
+#     smoke test (tests/install/smoke-init) that runs that example.
 # make check runs the two phases apart: the steps beside the other VMs
 # (PHASE "steps"), the boots after them ("boot", in the WORKDIR the steps
 # left).
@@ -19,6 +21,10 @@
 #   (KERNEL: short names of kernels.list rows of RELEASE; arm64: the
 #   release's arm64 rows, DKMS in an arm64 root instead of the steps, with
 #   EXAMPLE-BINARY built for arm64)
+#   The VMs run WORKDIR/example: on amd64 the steps' build with
+#   user-events-dev; on arm64 EXAMPLE-BINARY (built on this machine with
+#   the checkout's include/uapi), which the arm64 phase copies there.
+#   ue_keyhold comes from EXAMPLE-BINARY's directory.
 # Prints "<kernel> install pass|fail <case> [detail]" lines ("host" with
 # "<release>." before the case for the package-level checks); progress goes
 # to stderr, logs to WORKDIR.
@@ -113,9 +119,11 @@ steps() {
 	cp "$debs"/*.deb "$work/debs/"
 	cp -a "$debs/src/." "$work/src/"
 	cp "$here/in-chroot.sh" "$work/"
+	# (the program user-events-dev's build step compiles, in the chroot)
+	cp "$root/samples/example.c" "$work/"
 	arch=$UE_CACHE/chroots/$release.archives
 	mkdir -p "$arch/partial"
-	log "in an overlay over the $release chroot: install, kernel upgrade ($further), purge, upgrade from $prev, autopkgtest"
+	log "in an overlay over the $release chroot: install, kernel upgrade ($further), purge, upgrade from $prev, autopkgtest, user-events-dev"
 	t0=$(date +%s)
 	ue_chroot_run "$release" --overlay "$work/overlay" --bind "$work" \
 		--bind "$arch:/var/cache/apt/archives" \
@@ -147,6 +155,9 @@ arm64_steps() {
 	debs_built || exit 0
 	deb=$debs/user-events-dkms_${version}_all.deb
 	mkdir -p "$work/ko"
+	# (no user-events-dev build in the arm64 root: the VMs run the example
+	# cross-built on this machine)
+	cp "$example" "$work/example"
 	for r in "${rels[@]}"; do
 		k=${row[$r]}
 		out=$work/dkms-$k
@@ -182,13 +193,15 @@ boot() {
 		k=${row[$r]}
 		ko=$(ls "$work/ko/$r".* 2>/dev/null | head -1)
 		[ -n "$ko" ] || { result "$k" fail vm_module "DKMS built no module for $r"; continue; }
+		[ -x "$work/example" ] ||
+			{ result "$k" fail vm_example "no $work/example (user-events-dev's build in the chroot: see $work/dev-cc.log)"; continue; }
 		ir=$work/$k/initramfs
 		mkdir -p "$work/$k"
-		# (an arm64 kernel's busybox, with EXAMPLE built for arm64)
+		# (an arm64 kernel's busybox, with the example built for arm64)
 		ue_initramfs_skeleton "$ir" "$here/smoke-init" "$(ue_kroot_busybox "$UE_CACHE/kernels/$k")"
 		mkdir -p "$ir/tests"
 		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
-		cp "$example" "$ir/example"
+		cp "$work/example" "$ir/example"
 		cp "$(dirname "$example")/ue_keyhold" "$ir/ue_keyhold"
 		cp "$root/VERSION" "$ir/modules/VERSION"
 		# busybox insmod takes the plain ELF file (Debian compresses modules
