@@ -3,6 +3,8 @@
  * What the core no longer guards when an event is removed, before eventfs:
  * see removed_event.h.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include "removed_event.h"
 
 #ifdef UE_HAVE_EVENT_FILE_DENTRY
@@ -12,6 +14,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/kmemleak.h>
 #include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/mount.h>
@@ -68,6 +71,44 @@ static void ue_pin_drop(struct ue_pin *pin)
 	/* The core's event_file_put(); the removal marked the file freed. */
 	if (atomic_dec_and_test(&pin->file->ref))
 		kmem_cache_free(*ue_ksym_file_cachep, pin->file);
+	for (i = 0; i < pin->nr; i++)
+		iput(pin->inodes[i]);
+	kfree(pin);
+}
+
+/*
+ * Module exit: @pin's file is still reached by an inode of its directory,
+ * whose dentry something other than us holds. An O_PATH descriptor does,
+ * with no reference to the file: it opened nothing, so the core took none
+ * (issue 30, item 3). Were ours dropped, it would be the last, the file
+ * would be freed while the inode's i_private still points at it, and an
+ * open through /proc/self/fd would later read freed memory; on 5.10 and 6.1
+ * it enabled whichever event's trace_event_file had reused it. A file
+ * opened for reading or writing has a reference of its own, but it cannot
+ * be told apart here from an O_PATH one, which may outlive it. So every
+ * file still reached is kept, never freed: the core marked it
+ * EVENT_FILE_FL_FREED when it removed the event, and its open refuses such
+ * a file with ENODEV (after reading its tr, the core's, and, under
+ * event_mutex, that flag) for as long as an inode leads to it.
+ *
+ * What is kept is the core's alone, an object of its file_cachep: the one
+ * pointer in it to memory of ours, event_call (the freed event's), is
+ * cleared, so that a reader of the core that does not check the flag
+ * (where the kernel lacks upstream's event_file_file(), 6.11) finds NULL,
+ * not the freed event and through it the unloaded module. The object
+ * leaks once the last descriptor goes: kmemleak is told. Upstream has the
+ * same defect on those kernels, in the core itself: remove_event_file_dir()
+ * frees the file at its last event_file_put() while such a descriptor
+ * still reaches it (for a kprobe event too); eventfs (6.6+) keeps its
+ * reference until nothing reaches the file.
+ */
+static void ue_pin_keep(struct ue_pin *pin)
+{
+	unsigned int i;
+
+	list_del(&pin->list);
+	pin->file->event_call = NULL;
+	kmemleak_not_leak(pin->file);
 	for (i = 0; i < pin->nr; i++)
 		iput(pin->inodes[i]);
 	kfree(pin);
@@ -145,6 +186,7 @@ static void ue_pin_files(struct dentry *dir, struct trace_event_call *call)
 void ue_removed_event_exit(void)
 {
 	struct ue_pin *pin, *tmp;
+	unsigned int kept = 0;
 	bool left = true;
 	int i;
 
@@ -157,11 +199,20 @@ void ue_removed_event_exit(void)
 		left = ue_pins_reap();
 		mutex_unlock(ue_ksym_event_mutex);
 	}
-	/* Files still open hold references of their own, dropped on close. */
+	/* What something still reaches is kept, never freed. */
 	mutex_lock(ue_ksym_event_mutex);
-	list_for_each_entry_safe(pin, tmp, &ue_pins, list)
-		ue_pin_drop(pin);
+	list_for_each_entry_safe(pin, tmp, &ue_pins, list) {
+		if (ue_pin_reachable(pin)) {
+			ue_pin_keep(pin);
+			kept++;
+		} else {
+			ue_pin_drop(pin);
+		}
+	}
 	mutex_unlock(ue_ksym_event_mutex);
+	if (kept)
+		pr_info("kept %u removed event files that descriptors still reach\n",
+			kept);
 }
 #else
 static void ue_pin_files(struct dentry *dir, struct trace_event_call *call)

@@ -1,7 +1,8 @@
 # Module lifecycle (issue 2): load line, files and modes, modinfo, double
 # load, refusal when user_events_data already exists, rmmod while a file is
 # open, clean unload, reload; kernel.user_events_max comes and goes with
-# the module, and so does its debugfs state file.
+# the module, and so does its debugfs state file; a removed event's file held
+# with O_PATH across an unload and a reload.
 SUITE=module
 . /tests/lib.sh
 KO=/modules/user_events.ko
@@ -155,3 +156,24 @@ for f in user_events_data user_events_status; do
 		"$(/tests/bin/ue_modctl reopen $T/$f user_events | tr '\n' ' ')" "OK EIO "
 	ue_nok "opath.$f.unloaded" test -e /sys/module/user_events
 done
+
+# A removed event's enable file held with O_PATH across an unload and a
+# reload (issue 30, item 3). O_PATH takes no reference to the core's
+# trace_event_file, so where the module pins removed events' files (5.10
+# and 6.1) its exit dropped the last one and freed the file while the inode
+# still pointed at it: the reopen after the reload read freed memory, and
+# on both kernels enabled one of the kprobe events whose files reused it.
+# Now the exit keeps such a file, with one line, and the reopen is ENODEV
+# (opath_test). 6.6+ (eventfs) pins nothing: no line there.
+KEPT='^(\[[ 0-9.]*\] )?user_events: kept 1 removed event files that descriptors still reach$'
+kept=0
+if modinfo -F parmtype $SKEW | grep -q '^test_file_cache_ptr:'; then
+	kept=1
+fi
+ue_ok opath_kept.insmod insmod $KO
+/tests/bin/opath_test $KO
+ue_eq opath_kept.exit_status $? 0
+ue_ok opath_kept.rmmod rmmod user_events
+ue_eq opath_kept.dmesg_line "$(ue_count_dmesg "$KEPT")" $kept
+ue_eq opath_kept.one_line "$(ue_count_dmesg 'user_events: kept ')" $kept
+ue_nok opath_kept.unloaded test -e /sys/module/user_events
