@@ -7,6 +7,11 @@
  * the event, must go on. Before the fix, kernels below 5.16 faulted the page
  * in under event_mutex (GUP without FOLL_NOFAULT), so both waited too.
  *
+ * The same daemon holds up a process's mmap lock (issue 30, item 2): a read
+ * of /proc/PID/mem at the FUSE page holds it while it waits, and a writer
+ * queued behind it makes every later reader wait; nothing global may wait
+ * for it (lock_queued()).
+ *
  * The daemon is a few lines over /dev/fuse (no libfuse: the test is static):
  * one directory with one 4 KiB file, "f". Reads are held until the test
  * answers them.
@@ -15,6 +20,7 @@
 #include <errno.h>
 #include <linux/fuse.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -303,6 +309,142 @@ static void mem_locked(void)
 	UE_EQ("fuse.mem_registered", ue_child_exit_status(locked.pid), 0);
 }
 
+/* Wait up to 5 s for *@word & @mask to become @want. */
+static int wait_bits_5s(volatile __u32 *word, __u32 mask, __u32 want)
+{
+	int i;
+
+	for (i = 0; i < 4 && !ue_wait_bits(word, mask, want); i++)
+		;
+	return ue_wait_bits(word, mask, want);
+}
+
+/*
+ * Issue 30, item 2: process L has a reader of its mmap lock that waits on
+ * the daemon (a read of /proc/self/mem at the FUSE page) and a writer
+ * queued behind it (mmap()), so every later reader of the lock waits too.
+ * L is tracked, with an enabler of en_fuse_lk; a third thread of L then
+ * registers en_fuse_lk2, whose word is elsewhere (not on FUSE). Before the
+ * fix that thread waited for L's mmap lock holding ue_reg_mutex and
+ * event_mutex, and every registration, status read and ftrace enable on
+ * the machine waited with it. Only L may wait: another process's
+ * registration and status read, and an ftrace enable of en_fuse_lk (whose
+ * bit is in L), finish within 5 s; once the daemon answers, L's
+ * registration succeeds and its en_fuse_lk bit is set.
+ */
+static __u32 lk_word;
+static volatile __u32 lk_word2;
+static char lk_cmd2[] = "en_fuse_lk2 u32 a";
+static int lk_go = -1, lk_ready = -1, lk_wake[2];
+
+/* L's writer: mmap() once woken, behind the stuck reader. */
+static void *lk_mmap_fn(void *unused)
+{
+	char x;
+
+	(void)unused;
+	if (read(lk_wake[0], &x, 1) != 1 ||
+	    mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+		_exit(7);
+	return NULL;
+}
+
+/*
+ * L: exits 0, or with the number of the step that failed. Once the writer
+ * is queued, L's own page faults wait for the lock too (all of them before
+ * 6.4, which has no per-VMA locks), and so does pthread_create(), which
+ * maps the new thread's stack: the registration would wait before it ever
+ * reached the module. So the threads are made first, and every page L has
+ * then is locked in (mlockall()), before the FUSE page is mapped; the
+ * ioctl's string and word are touched before that.
+ */
+static int lock_queued_child(void)
+{
+	pthread_t reader, mapper;
+	int fd = ue_open_data();
+	void *page;
+	char x;
+
+	if (fd < 0 || ue_reg(fd, "en_fuse_lk u32 a", &lk_word, 0, 0, NULL))
+		_exit(3);
+	lk_word2 = 0;
+	if (!*(volatile char *)&lk_cmd2[0] ||
+	    !*(volatile char *)&lk_cmd2[sizeof(lk_cmd2) - 2])
+		_exit(4);
+	usleep(1000);
+	if (pipe(lk_wake) || pthread_create(&mapper, NULL, lk_mmap_fn, NULL))
+		_exit(4);
+	if (mlockall(MCL_CURRENT))
+		_exit(11);
+	page = mmap(NULL, FILE_SIZE, PROT_READ, MAP_PRIVATE, mem_file, 0);
+	if (page == MAP_FAILED ||
+	    pthread_create(&reader, NULL, mem_read_fn, page))
+		_exit(4);
+	/* The daemon holds the reader's read: queue the writer behind it. */
+	if (read(lk_go, &x, 1) != 1 || write(lk_wake[1], "", 1) != 1)
+		_exit(5);
+	usleep(200000);
+	if (write(lk_ready, "", 1) != 1)
+		_exit(6);
+	if (ue_reg(fd, lk_cmd2, (__u32 *)&lk_word2, 0, 0, NULL))
+		_exit(8);
+	pthread_join(reader, NULL);
+	pthread_join(mapper, NULL);
+	/* Enabled for ftrace meanwhile: the fault worker writes the bit. */
+	if (!wait_bits_5s(&lk_word, 1, 1))
+		_exit(9);
+	if (ue_unreg(fd, (__u32 *)&lk_word2, 0) || ue_unreg(fd, &lk_word, 0))
+		_exit(10);
+	return 0;
+}
+
+static int enable_lk(void)
+{
+	return ue_enable("en_fuse_lk", 1);
+}
+
+static void lock_queued(void)
+{
+	struct ue_child other, enabler, locked;
+	int go[2], ready[2], seen, status;
+	char x;
+
+	pthread_mutex_lock(&held_lock);
+	seen = reads_seen;
+	pthread_mutex_unlock(&held_lock);
+	UE_EQ("fuse.lock_page_dropped", fuse_drop_page(mem_file), 1);
+	UE_EQ("fuse.lock_fork_other", ue_child_ready(&other, ue_others_work), 0);
+	UE_EQ("fuse.lock_fork_enabler", ue_child_ready(&enabler, enable_lk), 0);
+	UE_EQ("fuse.lock_pipes", pipe(go) || pipe(ready), 0);
+	lk_go = go[0];
+	lk_ready = ready[1];
+	UE_EQ("fuse.lock_fork", ue_child_ready(&locked, lock_queued_child), 0);
+	close(go[0]);
+	close(ready[1]);
+	if (write(locked.go, "", 1) != 1)
+		ue_failures++;
+	close(locked.go);
+	UE_EQ("fuse.lock_reads_page", fuse_wait_reads(seen + 1), 1);
+	if (write(go[1], "", 1) != 1)
+		ue_failures++;
+	UE_EQ("fuse.lock_registering", read(ready[0], &x, 1), 1);
+	usleep(300000);
+	UE_EQ("fuse.lock_others_not_blocked", ue_child_run(&other, 5), 1);
+	UE_EQ("fuse.lock_enable_not_blocked", ue_child_run(&enabler, 5), 1);
+	/* L's own registration waits for its lock, as it must. */
+	UE_EQ("fuse.lock_child_waits", waitpid(locked.pid, &status, WNOHANG), 0);
+	UE_EQ("fuse.lock_answered", fuse_answer_reads() >= 1, 1);
+	if (other.pid > 0)
+		waitpid(other.pid, NULL, 0);
+	if (enabler.pid > 0)
+		waitpid(enabler.pid, NULL, 0);
+	UE_EQ("fuse.lock_registered", ue_child_exit_status(locked.pid), 0);
+	UE_EQ("fuse.lock_disable", ue_enable("en_fuse_lk", 0), 0);
+	close(go[1]);
+	close(ready[0]);
+}
+
 int main(void)
 {
 	struct reg_call c = { .fd = ue_open_data() };
@@ -312,6 +454,8 @@ int main(void)
 	int file;
 
 	ue_suite = "fuse";
+	/* A child that failed early has closed its pipe: EPIPE, not death. */
+	signal(SIGPIPE, SIG_IGN);
 	if (access("/dev/fuse", F_OK) && !access("/modules/fuse.ko", F_OK))
 		UE_EQ("fuse.insmod", system("insmod /modules/fuse.ko"), 0);
 	UE_EQ("fuse.mount", fuse_mount(), 0);
@@ -365,6 +509,8 @@ int main(void)
 	/* A first registration while the process's mmap lock is held. */
 	mem_file = file;
 	mem_locked();
+	/* A process's mmap lock with a writer queued behind a stuck reader. */
+	lock_queued();
 	close(file);
 	close(c.fd);
 	UE_EQ("fuse.umount", umount2(MNT, MNT_DETACH), 0);
