@@ -63,14 +63,13 @@
 
 /* ue_mm.flags */
 #define UE_MM_DETACHED		0	/* out of the table, notifier put */
-#define UE_MM_EXITED		1	/* only our mmput_work holds a user */
+#define UE_MM_EXITED		1	/* no task uses the address space */
 
 struct ue_mm {
 	struct mmu_notifier	mn;		/* mn.mm is the address space */
 	struct hlist_node	node;		/* ue_mms, by mm */
 	struct list_head	enablers;
 	struct work_struct	release_work;
-	struct work_struct	mmput_work;	/* ue_mm_put() */
 	struct rcu_head		rcu;
 	unsigned long		flags;
 	/* registrations between their prepare and its end; event_mutex */
@@ -127,36 +126,37 @@ static void ue_word(u64 addr, u8 bit, bool word32, unsigned long *waddr,
 	}
 }
 
-static void ue_mm_mmput_work(struct work_struct *work)
-{
-	mmput(container_of(work, struct ue_mm, mmput_work)->mn.mm);
-	ue_work_done();
-}
-
 /*
- * Drop the reference on @um's address space that a write took, maybe with
- * event_mutex held. Where it is the last (the process exited meanwhile),
- * exit_mmap() must run elsewhere, and from ue_wq rather than mmput_async()'s
- * system_wq: ue_events_settle() drains ue_wq, so the exit is in effect for
- * the next registration or deletion, as for any other exit (issue 12, item
- * 12). The last reference goes once per address space, so the work item is
- * never queued twice.
+ * Drop the user of @um's address space that a write took, event_mutex
+ * held. Where it is the last (every task of the address space exited
+ * meanwhile), the address space is dead to user_events: its enablers are
+ * retired by release_work on ue_wq, which ue_events_settle() drains, so the
+ * exit is in effect for the next registration or deletion, as for any
+ * other exit (issue 12, item 12). The address space itself is torn down by
+ * mmput_async(), on the system queue, which nothing here waits for:
+ * __mmput() runs exit_aio(), which waits for the process's AIO in flight,
+ * and a read from a FUSE daemon that does not answer is in flight for
+ * ever. Run from ue_wq, as it was, that teardown made every later
+ * registration, deletion, status read and "u:" line wait with it (issue
+ * 30, item 4; fuse_test aio-exit).
  */
 static void ue_mm_put(struct ue_mm *um)
 {
 	struct mm_struct *mm = um->mn.mm;
 
+	lockdep_assert_held(ue_ksym_event_mutex);
 	if (atomic_add_unless(&mm->mm_users, -1, 1))
 		return;
 	/*
-	 * No task uses the address space any more. A write that took a
-	 * user again before the work runs would make the work's mmput() not
-	 * the last and queue another, over and over while an event is being
-	 * toggled: the exit would not be in effect for as long (race_test
-	 * exit-wait). Writes stop here; event_mutex orders this with them.
+	 * No task uses the address space any more: writes stop here
+	 * (event_mutex orders this with them), and the enablers go. The
+	 * notifier's release, run by the teardown whenever it gets there,
+	 * then finds the ue_mm detached already.
 	 */
 	set_bit(UE_MM_EXITED, &um->flags);
-	ue_queue_work(&um->mmput_work);
+	if (!test_and_set_bit(UE_MM_DETACHED, &um->flags))
+		ue_queue_work(&um->release_work);
+	mmput_async(mm);
 }
 
 /*
@@ -458,7 +458,6 @@ static struct mmu_notifier *ue_mn_alloc(struct mm_struct *mm)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&um->enablers);
 	INIT_WORK(&um->release_work, ue_mm_release_work);
-	INIT_WORK(&um->mmput_work, ue_mm_mmput_work);
 	atomic_inc(&ue_nr_notifiers);
 	return &um->mn;
 }

@@ -10,7 +10,11 @@
  * The same daemon holds up a process's mmap lock (issue 30, item 2): a read
  * of /proc/PID/mem at the FUSE page holds it while it waits, and a writer
  * queued behind it makes every later reader wait; nothing global may wait
- * for it (lock_queued()).
+ * for it (lock_queued()). With "aio-exit PARAMS" (35-race.sh, against
+ * user_events_race.ko, whose parameters are in PARAMS), an AIO read the
+ * daemon holds keeps the teardown of an exited process's address space
+ * waiting, and nothing else may wait for that (issue 30, item 4;
+ * aio_exit()).
  *
  * The daemon is a few lines over /dev/fuse (no libfuse: the test is static):
  * one directory with one 4 KiB file, "f". Reads are held until the test
@@ -18,9 +22,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/aio_abi.h>
 #include <linux/fuse.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -81,6 +88,8 @@ static void fuse_handle(struct fuse_in_header *in, void *arg)
 		o.init.max_readahead = init->max_readahead;
 		o.init.max_write = 4096;
 		o.init.time_gran = 1;
+		/* O_DIRECT reads of an AIO stay in flight (aio_exit()). */
+		o.init.flags = init->flags & FUSE_ASYNC_DIO;
 		fuse_reply(in->unique, 0, &o.init, sizeof(o.init));
 		break;
 	case FUSE_LOOKUP:
@@ -445,7 +454,183 @@ static void lock_queued(void)
 	close(ready[0]);
 }
 
-int main(void)
+/*
+ * Issue 30, item 4, with user_events_race.ko waiting a second at the bit
+ * write while it holds a user of the address space (race_site 2): process
+ * P has an enabler of ue_aio and an AIO read of the FUSE file in flight,
+ * which the daemon holds, and exits while a perf attach of ue_aio writes
+ * its bit. The write then drops the last user of P's address space, whose
+ * teardown (__mmput(): exit_aio()) waits for the read. Before the fix the
+ * teardown ran on the module's queue that every registration, deletion and
+ * status read drains first, so they all waited for the daemon. Now they
+ * finish within 5 s, and P's exit is in effect: ue_aio, which only P used,
+ * is deleted.
+ */
+static int aio_ready = -1, aio_go = -1;
+static atomic_int perf_tid;
+
+static int aio_child(void)
+{
+	static char buf[FILE_SIZE] __attribute__((aligned(4096)));
+	struct iocb cb, *cbs[1] = { &cb };
+	aio_context_t ctx = 0;
+	static __u32 word;
+	int fd = ue_open_data(), file;
+	char x;
+
+	if (fd < 0 || ue_reg(fd, "ue_aio u32 a", &word, 0, 0, NULL))
+		_exit(3);
+	file = open(MNT "/f", O_RDONLY | O_DIRECT);
+	if (file < 0 || syscall(__NR_io_setup, 1, &ctx))
+		_exit(4);
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_fildes = file;
+	cb.aio_lio_opcode = IOCB_CMD_PREAD;
+	cb.aio_buf = (__u64)(uintptr_t)buf;
+	cb.aio_nbytes = FILE_SIZE;
+	if (syscall(__NR_io_submit, ctx, 1, cbs) != 1)
+		_exit(5);
+	if (write(aio_ready, "", 1) != 1)
+		_exit(6);
+	/* Exit, the read in flight, when told. */
+	if (read(aio_go, &x, 1) != 1)
+		_exit(7);
+	_exit(0);
+}
+
+/*
+ * A perf event of CPU 0 for every task, as race_test's toggle_loop: a
+ * task's event would patch __schedule's jump label, where QEMU's TCG can
+ * run a stale int3 (docs/testing.md).
+ */
+static void *aio_perf_fn(void *pfd)
+{
+	struct perf_event_attr pe;
+
+	atomic_store(&perf_tid, (int)syscall(SYS_gettid));
+	*(int *)pfd = ue_perf_attr("ue_aio", &pe) ? -1 :
+		syscall(__NR_perf_event_open, &pe, -1, 0, -1, 0);
+	return NULL;
+}
+
+/*
+ * Whether thread @tid of this process waits in the module's race window:
+ * 1 or 0, -1 if the kernel does not show where threads wait.
+ */
+static int in_race_window(pid_t tid)
+{
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", tid);
+	if (ue_read_text(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strstr(buf, "ue_race_window") != NULL;
+}
+
+static int aio_del(void)
+{
+	int fd = ue_open_data();
+
+	return fd < 0 || ue_del(fd, "ue_aio");
+}
+
+static int race_param(const char *params, const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", params, name);
+	return ue_write_text(path, val, O_TRUNC);
+}
+
+static void aio_exit(const char *params)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct ue_child other, del;
+	struct pollfd pfd_ready;
+	int ready[2], go[2], seen, i, reaped = 0, in_window = 0, pfd = -1;
+	pid_t pid;
+	pthread_t t;
+	char x;
+
+	UE_EQ("aio_exit.create", ue_write_text(TRACEFS "/dynamic_events",
+					       "u:ue_aio u32 a", O_APPEND), 0);
+	UE_EQ("aio_exit.fork_other", ue_child_ready(&other, ue_others_work), 0);
+	UE_EQ("aio_exit.fork_del", ue_child_ready(&del, aio_del), 0);
+	pthread_mutex_lock(&held_lock);
+	seen = reads_seen;
+	pthread_mutex_unlock(&held_lock);
+	UE_EQ("aio_exit.pipes", pipe(ready) || pipe(go), 0);
+	aio_ready = ready[1];
+	aio_go = go[0];
+	pid = fork();
+	if (!pid)
+		_exit(aio_child());
+	close(ready[1]);
+	close(go[0]);
+	/* A read that is not asynchronous would keep P in io_submit(). */
+	pfd_ready.fd = ready[0];
+	pfd_ready.events = POLLIN;
+	UE_EQ("aio_exit.submitted", poll(&pfd_ready, 1, 5000) == 1 &&
+	      read(ready[0], &x, 1) == 1, 1);
+	UE_EQ("aio_exit.read_held", fuse_wait_reads(seen + 1), 1);
+
+	/* A perf attach writes P's bit, and waits there a second. */
+	UE_EQ("aio_exit.window_us", race_param(params, "race_us", "1000000"), 0);
+	UE_EQ("aio_exit.window_site", race_param(params, "race_site", "2"), 0);
+	if (pthread_create(&t, NULL, aio_perf_fn, &pfd)) {
+		ue_result("aio_exit.perf_thread", 0, strerror(errno));
+		/* The children, never started, see EOF and exit. */
+		close(other.go);
+		close(del.go);
+		goto answer;
+	}
+	for (i = 0; i < 500 && !in_window; i++) {
+		in_window = atomic_load(&perf_tid) ?
+			    in_race_window(atomic_load(&perf_tid)) : 0;
+		if (!in_window)
+			nanosleep(&ts, NULL);
+	}
+	/* Without /proc/PID/stack, 300 ms is well inside the second. */
+	if (in_window < 0) {
+		printf("# aio_exit: no /proc/PID/stack, waiting 300 ms\n");
+		usleep(300000);
+	} else {
+		UE_EQ("aio_exit.in_window", in_window, 1);
+	}
+	/* P exits meanwhile: the write holds the last user of its mm. */
+	if (write(go[1], "", 1) != 1)
+		ue_failures++;
+	for (i = 0; i < 500 && !reaped; i++) {
+		reaped = waitpid(pid, NULL, WNOHANG) == pid;
+		if (!reaped)
+			nanosleep(&ts, NULL);
+	}
+	UE_EQ("aio_exit.reaped", reaped, 1);
+	pthread_join(t, NULL);
+	race_param(params, "race_site", "0");
+	UE_EQ("aio_exit.perf_open", pfd >= 0, 1);
+	if (pfd >= 0)
+		close(pfd);
+
+	UE_EQ("aio_exit.others_not_blocked", ue_child_run(&other, 5), 1);
+	UE_EQ("aio_exit.exit_in_effect", ue_child_run(&del, 5), 1);
+answer:
+	race_param(params, "race_site", "0");
+	UE_EQ("aio_exit.answered", fuse_answer_reads() >= 1, 1);
+	/* P, if it was never told to exit, sees EOF. */
+	close(go[1]);
+	if (!reaped)
+		waitpid(pid, NULL, 0);
+	if (other.pid > 0)
+		waitpid(other.pid, NULL, 0);
+	if (del.pid > 0)
+		waitpid(del.pid, NULL, 0);
+	/* Whatever failed above, ue_aio goes now. */
+	ue_write_text(TRACEFS "/dynamic_events", "-:ue_aio", O_APPEND);
+	close(ready[0]);
+}
+
+int main(int argc, char **argv)
 {
 	struct reg_call c = { .fd = ue_open_data() };
 	struct ue_child other_reg, enabler;
@@ -453,7 +638,7 @@ int main(void)
 	volatile __u32 *w;
 	int file;
 
-	ue_suite = "fuse";
+	ue_suite = argc > 2 && !strcmp(argv[1], "aio-exit") ? "race" : "fuse";
 	/* A child that failed early has closed its pipe: EPIPE, not death. */
 	signal(SIGPIPE, SIG_IGN);
 	if (access("/dev/fuse", F_OK) && !access("/modules/fuse.ko", F_OK))
@@ -465,6 +650,10 @@ int main(void)
 	UE_EQ("fuse.open", file >= 0, 1);
 	if (file < 0)
 		return 1;
+	if (argc > 2 && !strcmp(argv[1], "aio-exit")) {
+		aio_exit(argv[2]);
+		goto out;
+	}
 	w = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, file, 0);
 	UE_EQ("fuse.mmap", w != MAP_FAILED, 1);
 	if (w == MAP_FAILED)
@@ -511,6 +700,7 @@ int main(void)
 	mem_locked();
 	/* A process's mmap lock with a writer queued behind a stuck reader. */
 	lock_queued();
+out:
 	close(file);
 	close(c.fd);
 	UE_EQ("fuse.umount", umount2(MNT, MNT_DETACH), 0);
