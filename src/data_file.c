@@ -392,8 +392,15 @@ static int ue_data_release(struct inode *inode, struct file *file)
 	mutex_lock(&ue_reg_mutex);
 	refs = rcu_dereference_protected(info->refs,
 					 lockdep_is_held(&ue_reg_mutex));
-	for (i = 0; refs && i < refs->count; i++)
-		ue_event_put(refs->events[i], false);
+	/*
+	 * Newest first: each put may remove an event, and the core adds an
+	 * event's file at the head of each trace instance's list and looks
+	 * for it from the head when removing it (6.12). Oldest first, every
+	 * removal walked past all the file's newer events: closing a file
+	 * holding 64000 events took over 300 s under TCG on Debian 13.
+	 */
+	for (i = refs ? refs->count : 0; i > 0; i--)
+		ue_event_put(refs->events[i - 1], false);
 	mutex_unlock(&ue_reg_mutex);
 	/* Nothing can be writing to a file being released. */
 	kfree(refs);

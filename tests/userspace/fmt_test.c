@@ -7,13 +7,18 @@
  */
 #include "ue_abi.h"
 
+/*
+ * The common fields of every kernel; the 5.10 rt kernel has two more after
+ * them (common_migrate_disable, common_preempt_lazy_count: extra_common),
+ * and its header is 12 bytes, not 8 (ue_entry_size). The fields below are
+ * written as on an 8-byte header; check_format moves them by the rest.
+ */
 static const char common[] =
 	"format:\n"
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
 	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n";
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n";
 
 static const char all_cmd[] =
 	"fmt_all s64 a;u64 b;s32 c;u32 d;int e;unsigned int f;s16 g;u16 h;"
@@ -50,19 +55,65 @@ static const char all_fields[] =
 	"REC->i, REC->j, REC->k, REC->l, REC->m, REC->n, REC->o, REC->p, "
 	"__get_str(q), __get_rel_str(r), REC->s, REC->t, __get_rel_str(u)\n";
 
-/* The format file of @name must be exactly header + common + @fields. */
+/*
+ * The kernel's common fields after common_pid in the format text @got, up
+ * to its empty line, into @out: "" where there are none, or where a line
+ * there is not a common_ field (then the comparison shows it).
+ */
+static void extra_common(const char *got, char *out, size_t size)
+{
+	const char *p = strstr(got, "common_pid;"), *end, *l;
+
+	out[0] = '\0';
+	if (!p || !(p = strchr(p, '\n')) || !(end = strstr(p, "\n\n")))
+		return;
+	p++;
+	for (l = p; l <= end; l = strchr(l, '\n') + 1)
+		if (strncmp(l, "\tfield:", 7) || !strstr(l, " common_") ||
+		    strstr(l, " common_") > strchr(l, '\n'))
+			return;
+	snprintf(out, size, "%.*s", (int)(end + 1 - p), p);
+}
+
+/* @in with @delta added to each "\toffset:N;" in it, into @out. */
+static void shift_offsets(const char *in, int delta, char *out, size_t size)
+{
+	size_t n = 0;
+	int off, len;
+
+	while (*in && n + 24 < size) {
+		if (!strncmp(in, "\toffset:", 8) &&
+		    sscanf(in + 8, "%d;%n", &off, &len) == 1) {
+			n += snprintf(out + n, size - n, "\toffset:%d;", off + delta);
+			in += 8 + len;
+		} else {
+			out[n++] = *in++;
+		}
+	}
+	out[n] = '\0';
+}
+
+/*
+ * The format file of @name must be exactly header + common + @fields, the
+ * offsets of @fields moved by the kernel's header beyond 8 bytes.
+ */
 static void check_format(const char *tag, const char *name, const char *fields)
 {
-	static char got[16384], want[16384];
+	static char got[16384], want[16384], extra[1024], moved[8192];
 	char path[256], id[32], label[96];
+	int entry = ue_entry_size(name);
 
+	snprintf(label, sizeof(label), "%s.entry_size", tag);
+	ue_result(label, entry >= 8, "no common fields in the format file");
 	snprintf(path, sizeof(path), EVENTS "/%s/id", name);
 	ue_read_text(path, id, sizeof(id));
 	id[strcspn(id, "\n")] = '\0';
-	snprintf(want, sizeof(want), "name: %s\nID: %s\n%s%s", name, id, common,
-		 fields);
 	snprintf(path, sizeof(path), EVENTS "/%s/format", name);
 	ue_read_text(path, got, sizeof(got));
+	extra_common(got, extra, sizeof(extra));
+	shift_offsets(fields, entry - 8, moved, sizeof(moved));
+	snprintf(want, sizeof(want), "name: %s\nID: %s\n%s%s\n%s", name, id,
+		 common, extra, moved);
 	snprintf(label, sizeof(label), "%s.format_exact", tag);
 	ue_result(label, strcmp(got, want) == 0, got);
 	snprintf(label, sizeof(label), "%s.id_positive", tag);

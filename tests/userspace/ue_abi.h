@@ -123,6 +123,41 @@ static inline int ue_read_text(const char *path, char *buf, size_t size)
 	return n < 0 ? -errno : (int)total;
 }
 
+/*
+ * The size of the record header, struct trace_entry, where an event's
+ * fields start (spec 1.4) and from which a __data_loc offset counts (spec
+ * 1.8), from the common fields of user_events/@name's format file (spec
+ * 1.12): the end of the last common_ field, rounded up to the alignment
+ * of the widest (the struct's). 8 on Debian's kernels; 12 on the 5.10 rt
+ * kernel, whose common_migrate_disable and common_preempt_lazy_count end
+ * at byte 10. -1 if the file has no common field (named common_...).
+ */
+static inline int ue_entry_size(const char *name)
+{
+	static char buf[16384];
+	char path[512], *line, *f;
+	int end = -1, align = 1, off, size;
+
+	snprintf(path, sizeof(path), EVENTS "/%s/format", name);
+	if (ue_read_text(path, buf, sizeof(buf)) < 0)
+		return -1;
+	/* (the common fields: those before the first empty line) */
+	f = strstr(buf, "\n\n");
+	if (f)
+		*f = '\0';
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		f = strstr(line, "\toffset:");
+		if (!strstr(line, "\tfield:") || !strstr(line, " common_") || !f ||
+		    sscanf(f, "\toffset:%d;\tsize:%d;", &off, &size) != 2)
+			continue;
+		if (off + size > end)
+			end = off + size;
+		if (size > align && size <= 8)
+			align = size;
+	}
+	return end < 0 ? -1 : (end + align - 1) / align * align;
+}
+
 static inline int ue_exists(const char *path)
 {
 	struct stat st;

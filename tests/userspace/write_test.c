@@ -124,12 +124,15 @@ static long loc_write(int fd, int idx, __u32 loc, const char *data,
 
 static void validators(void)
 {
-	int fd = ue_open_data();
+	int fd = ue_open_data(), h;
 	__u32 rel = 0, dat = 0;
 
 	ue_trace_clear();
 	UE_EQ("val.reg_rel", ue_reg(fd, "wr_rel __rel_loc char[] s", &word, 1, 0, &rel), 0);
 	UE_EQ("val.reg_data", ue_reg(fd, "wr_dat __data_loc char[] s", &word, 2, 0, &dat), 0);
+	/* The record's header: 8 bytes, 12 on the 5.10 rt kernel. */
+	h = ue_entry_size("wr_dat");
+	UE_EQ("val.entry_size_known", h >= 8, 1);
 	UE_EQ("val.rel_undersized_einval", wr(fd, rel, NULL, 0), -EINVAL);
 	ue_enable("wr_rel", 1);
 	ue_enable("wr_dat", 1);
@@ -142,21 +145,25 @@ static void validators(void)
 	UE_EQ("val.rel_size_plus_1024", loc_write(fd, rel, DYN_LOC(0, 1029), "Test", 5), -EFAULT);
 	UE_EQ("val.rel_no_nul", loc_write(fd, rel, DYN_LOC(0, 4), "Test", 4), -EFAULT);
 	UE_EQ("val.rel_at_end_ok", loc_write(fd, rel, DYN_LOC(1, 4), "xTes\0", 5), 13);
-	/* __data_loc: offset from the record's start, header included. */
-	UE_EQ("val.data_ok", loc_write(fd, dat, DYN_LOC(12, 5), "Data", 5), 13);
-	UE_EQ("val.data_recorded", ue_trace_has("wr_dat: s=Data"), 1);
-	UE_EQ("val.data_offset_past", loc_write(fd, dat, DYN_LOC(13, 5), "Data", 5), -EFAULT);
-	UE_EQ("val.data_no_nul", loc_write(fd, dat, DYN_LOC(12, 4), "Data", 4), -EFAULT);
 	/*
-	 * A string may start in the 8-byte header but not end there: its NUL
+	 * __data_loc: offset from the record's start, header included; the
+	 * data follows the header (h) and the 4-byte field.
+	 */
+	UE_EQ("val.data_ok", loc_write(fd, dat, DYN_LOC(h + 4, 5), "Data", 5), 13);
+	UE_EQ("val.data_recorded", ue_trace_has("wr_dat: s=Data"), 1);
+	UE_EQ("val.data_offset_past", loc_write(fd, dat, DYN_LOC(h + 5, 5), "Data", 5), -EFAULT);
+	UE_EQ("val.data_no_nul", loc_write(fd, dat, DYN_LOC(h + 4, 4), "Data", 4), -EFAULT);
+	/*
+	 * A string may start in the header but not end there: its NUL
 	 * would be a header byte (issue 12, item 9; the header of our bounce
 	 * buffer is zero, so this passed before).
 	 */
 	UE_EQ("val.data_end_in_header_efault",
 	      loc_write(fd, dat, DYN_LOC(0, 2), "Data", 5), -EFAULT);
 	UE_EQ("val.data_empty_after_header_efault",
-	      loc_write(fd, dat, DYN_LOC(8, 0), "Data", 5), -EFAULT);
-	UE_EQ("val.data_from_header_ok", loc_write(fd, dat, DYN_LOC(6, 11), "Data", 5), 13);
+	      loc_write(fd, dat, DYN_LOC(h, 0), "Data", 5), -EFAULT);
+	UE_EQ("val.data_from_header_ok",
+	      loc_write(fd, dat, DYN_LOC(h - 2, 11), "Data", 5), 13);
 	ue_enable("wr_rel", 0);
 	ue_enable("wr_dat", 0);
 	close(fd);
@@ -182,17 +189,18 @@ static void trace_text(void)
 	int fd = ue_open_data();
 	__u32 idx = 0;
 
-	v.m = DYN_LOC(offsetof(struct all_types, m_data) + 8, 3);
-	v.n = DYN_LOC(offsetof(struct all_types, n_data) -
-		      offsetof(struct all_types, n) - 4, 4);
-	v.p = DYN_LOC(offsetof(struct all_types, p_data) -
-		      offsetof(struct all_types, p) - 4, 2);
 	ue_trace_clear();
 	UE_EQ("text.reg", ue_reg(fd, "wr_all s64 a;u64 b;s32 c;u32 d;s16 e;u16 f;"
 				 "s8 g;u8 h;char i;unsigned char j;char[4] k;"
 				 "unsigned char[3] l;__data_loc char[] m;"
 				 "__rel_loc char[] n;struct blob o 6;"
 				 "__rel_loc u8[] p", &word, 3, 0, &idx), 0);
+	/* (__data_loc counts from the record's start: its header first) */
+	v.m = DYN_LOC(offsetof(struct all_types, m_data) + ue_entry_size("wr_all"), 3);
+	v.n = DYN_LOC(offsetof(struct all_types, n_data) -
+		      offsetof(struct all_types, n) - 4, 4);
+	v.p = DYN_LOC(offsetof(struct all_types, p_data) -
+		      offsetof(struct all_types, p) - 4, 2);
 	ue_enable("wr_all", 1);
 	UE_EQ("text.write", wr(fd, idx, &v, sizeof(v)), 4 + (long)sizeof(v));
 	ue_result("text.line", ue_trace_has(

@@ -17,6 +17,7 @@ make_initramfs() { # kernel
 	[ "$a" = amd64 ] ||
 		ubin=$build/userspace-$a sbin=$build/selftests-$a troot=$build/tools-root-$a
 	ue_initramfs_skeleton "$ir" "$vmdir/guest-init" "$(ue_kroot_busybox "${kroot[$k]}")"
+	cp "$vmdir/guest-suites.sh" "$ir/guest-suites.sh"
 	mkdir -p "$ir/tests/bin"
 	if [ -n "${UE_SUITES:-}" ]; then
 		# (make soak: only these, with its times)
@@ -82,17 +83,12 @@ boot_and_run() { # kernel
 	else
 		record "$k vm fail booted"
 	fi
-	# Every suite that started must have ended.
-	grep '^UE-SUITE-START ' "$log.txt" | while read -r _ s; do
-		if grep -q "^UE-SUITE-END $s " "$log.txt"; then
-			record "$k $s pass suite_completed"
-		else
-			record "$k $s fail suite_completed suite did not finish"
-		fi
-	done
-	grep '^UE-RESULT ' "$log.txt" | while read -r _ suite verdict rest; do
-		record "$k $suite $verdict $rest"
-	done
+	# Each suite of its initramfs must have started and ended with status
+	# 0 within its time limit; and its result lines (console-results.sh).
+	local suites
+	suites=$(cd "$build/$k/initramfs/tests" && ls [0-9][0-9]-*.sh | sed 's/^[0-9][0-9]-//; s/\.sh$//')
+	# shellcheck disable=SC2086
+	"$vmdir/console-results.sh" "$k" "$log.txt" $suites >>"$results"
 	local splats
 	splats=$(ue_splats "$log.txt")
 	if [ -n "$splats" ]; then

@@ -273,12 +273,15 @@ host_check() {
 		record "host $(basename "$1" .sh) fail ran exit status $rc, $(echo "$out" | grep -c .) result lines"
 	fi
 }
-# host_checks KDIR RELEASE: the style, kbuild and packaging checks, with a
-# kernel's headers to take a configuration from.
+# host_checks KDIR RELEASE: the dependencies, the suites' verdicts, and the
+# style, kbuild and packaging checks, with a kernel's headers to take a
+# configuration from.
 host_checks() {
 	say "host checks: dependencies (tests/deps.sh)"
 	host_check "$root/tests/host/deps.sh" "$lock"
 	host_check "$root/tests/host/timeline.sh"
+	say "host checks: the verdicts of a VM's suites (tests/host/console.sh)"
+	host_check "$root/tests/host/console.sh"
 	[ -n "$srctree" ] || return 0
 	say "host checks"
 	host_check "$root/tests/host/run.sh" "$srctree" "$1"

@@ -1,0 +1,101 @@
+#!/bin/bash
+# The rule a VM's suites are judged by, checked on the build machine: the
+# guest's suite loop (tests/vm/guest-suites.sh) runs under busybox sh, as
+# in the guest, on fake suites (one that passes, one that exits early with
+# status 3, one that hangs past its "# suite-timeout: 2", one after it);
+# its output goes through tests/vm/console-results.sh, whose every line
+# must be exactly the one expected. Then consoles that stopped early.
+# Prints "host console pass|fail <case> [detail]" lines.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+result() { echo "host console $1 $2${3:+ $3}"; }
+parse() { "$root/tests/vm/console-results.sh" R "$@"; }
+
+# expect CASE GOT WANT: one result line, exactly.
+expect() {
+	if [ "$2" = "$3" ]; then result pass "$1"
+	else result fail "$1" "got '$2', want '$3'"; fi
+}
+# line_of OUTPUT SUITE CASE: the result line of SUITE's CASE in OUTPUT.
+line_of() { awk -v s="$2" -v c="$3" '$2 == s && $4 == c' <<<"$1"; }
+
+t=$work/tests
+mkdir -p "$t"
+cat >"$t/10-good.sh" <<'EOF'
+echo "UE-RESULT good pass one"
+echo "UE-RESULT good pass two"
+EOF
+cat >"$t/20-early.sh" <<'EOF'
+echo "UE-RESULT early pass first"
+exit 3
+echo "UE-RESULT early pass never"
+EOF
+cat >"$t/30-hang.sh" <<'EOF'
+# suite-timeout: 2
+echo "UE-RESULT hang pass before_sleep"
+sleep 60
+echo "UE-RESULT hang pass after_sleep"
+EOF
+cat >"$t/40-after.sh" <<'EOF'
+echo "UE-RESULT after fail something wrong here"
+EOF
+# (the default limit, for the suites without their own: short, so that a
+# loop that waits for it shows in the time below)
+echo 20 >"$t/suite_timeout"
+
+t0=$(date +%s)
+UE_GUEST_SYSRQ=/dev/null busybox sh "$root/tests/vm/guest-suites.sh" "$t" >"$work/console" 2>&1
+rc=$?
+secs=$(( $(date +%s) - t0 ))
+expect loop.exit_status "$rc" 0
+# The hang's 2 s, and 1 s the watchdog gives the kernel's task dump.
+if [ "$secs" -ge 2 ] && [ "$secs" -le 8 ]; then result pass loop.time
+else result fail loop.time "the loop took ${secs}s, want 2 to 8"; fi
+hang_end=$(grep '^UE-SUITE-END hang ' "$work/console")
+case $hang_end in
+"UE-SUITE-END hang rc=137 secs="[23]) result pass hang.killed_at_limit ;;
+*) result fail hang.killed_at_limit "'$hang_end'" ;;
+esac
+expect hang.timeout_line "$(grep -c '^UE-SUITE-TIMEOUT hang: ' "$work/console")" 1
+expect hang.rest_not_printed "$(grep -c 'after_sleep' "$work/console")" 0
+
+out=$(parse "$work/console" good early hang after missing)
+expect good.completed "$(line_of "$out" good suite_completed)" "R good pass suite_completed"
+expect early.exit_status "$(line_of "$out" early suite_completed)" \
+	"R early fail suite_completed exit status 3; last case: early first (pass)"
+expect hang.cut_off "$(line_of "$out" hang suite_completed)" \
+	"R hang fail suite_completed cut off at its time limit (UE-SUITE-TIMEOUT), rc=137; last case: hang before_sleep (pass)"
+expect after.completed "$(line_of "$out" after suite_completed)" "R after pass suite_completed"
+expect missing.never_started "$(line_of "$out" missing suite_completed)" \
+	"R missing fail suite_completed never started (no UE-SUITE-START: the console stopped before it)"
+expect results.relayed "$(grep -v ' suite_completed' <<<"$out" | tr '\n' '|')" \
+	"R good pass one|R good pass two|R early pass first|R hang pass before_sleep|R after fail something wrong here|"
+expect results.count "$(grep -c . <<<"$out")" 10
+
+# A console that stopped inside suite hang (the VM's time ran out).
+sed '/^UE-SUITE-TIMEOUT hang/,$d' "$work/console" >"$work/cut"
+out=$(parse "$work/cut" good early hang after)
+expect stopped.running "$(line_of "$out" hang suite_completed)" \
+	"R hang fail suite_completed did not end (no UE-SUITE-END: the console stopped); last case: hang before_sleep (pass)"
+expect stopped.after "$(line_of "$out" after suite_completed)" \
+	"R after fail suite_completed never started (no UE-SUITE-START: the console stopped before it)"
+expect stopped.good "$(line_of "$out" good suite_completed)" "R good pass suite_completed"
+# A console with nothing of the suites: each fails by name.
+: >"$work/empty"
+expect empty.all_failed "$(parse "$work/empty" good early | tr '\n' '|')" \
+	"R good fail suite_completed never started (no UE-SUITE-START: the console stopped before it)|R early fail suite_completed never started (no UE-SUITE-START: the console stopped before it)|"
+# Cut off, yet it ended with status 0 meanwhile (the watchdog's 1 s): fails.
+printf '%s\n' "UE-SUITE-START late" "UE-SUITE-TIMEOUT late: tasks and blocked tasks follow" \
+	"UE-SUITE-END late rc=0 secs=301" >"$work/late"
+expect late.cut_off "$(parse "$work/late" late)" \
+	"R late fail suite_completed cut off at its time limit (UE-SUITE-TIMEOUT), rc=0; last case: none reported"
+# A kernel message between the lines changes nothing; the last result
+# line of a suite is its own even when another suite name is in it.
+printf '%s\n' "UE-SUITE-START a" "UE-RESULT a pass x" "[   1.000000] foo" "UE-RESULT b pass y detail" \
+	"UE-SUITE-END a rc=1 secs=1" >"$work/other"
+expect other.last_case "$(line_of "$(parse "$work/other" a)" a suite_completed)" \
+	"R a fail suite_completed exit status 1; last case: b y (pass)"
+exit 0

@@ -1,0 +1,55 @@
+#!/bin/bash
+# The results of a VM's suites, read from its console text (ue_console_text;
+# the lines of tests/vm/guest-suites.sh and of the suites themselves).
+# Usage: console-results.sh ROW CONSOLE-TEXT [SUITE...]
+# SUITE...: the suites the VM's initramfs holds (their names without NN-).
+# Prints, as "<ROW> <suite> pass|fail <case> [detail]" result lines:
+#  - each "UE-RESULT <suite> <verdict> <case> [detail]" line, as it is;
+#  - for each suite that started, "suite_completed": pass only if its
+#    UE-SUITE-END line came with rc=0 and no UE-SUITE-TIMEOUT line (the
+#    guest cut it off); else fail, saying why and the last result line
+#    it printed (the case it reached);
+#  - for each SUITE that never started (the console ended before it),
+#    "suite_completed" fail.
+# Used by boot_and_run (tests/vm/boot-lib.sh); checked by
+# tests/host/console.sh on the output of guest-suites.sh run on fake suites.
+set -uo pipefail
+row=$1 console=$2
+shift 2
+awk -v row="$row" -v expect="$*" '
+	function last_case(s) {
+		return "last case: " (s in last ? last[s] : "none reported")
+	}
+	/^UE-SUITE-START / { cur = $2; if (!(cur in started)) order[++n] = cur; started[cur] = 1; next }
+	/^UE-SUITE-TIMEOUT / { s = $2; sub(/:$/, "", s); cut[s] = 1; next }
+	/^UE-SUITE-END / {
+		s = $2; ended[s] = 1; rc[s] = "?"
+		for (i = 3; i <= NF; i++) if ($i ~ /^rc=/) rc[s] = substr($i, 4)
+		if (s == cur) cur = ""
+		next
+	}
+	/^UE-RESULT / {
+		line = $0; sub(/^UE-RESULT +/, "", line); sub(/ +$/, "", line)
+		print row " " line
+		# (the suite that runs is the one that printed it)
+		if (cur != "") last[cur] = $2 " " $4 " (" $3 ")"
+		next
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			s = order[i]
+			if (s in cut)
+				print row " " s " fail suite_completed cut off at its time limit (UE-SUITE-TIMEOUT), rc=" \
+					(s in ended ? rc[s] : "none") "; " last_case(s)
+			else if (!(s in ended))
+				print row " " s " fail suite_completed did not end (no UE-SUITE-END: the console stopped); " last_case(s)
+			else if (rc[s] != "0")
+				print row " " s " fail suite_completed exit status " rc[s] "; " last_case(s)
+			else
+				print row " " s " pass suite_completed"
+		}
+		m = split(expect, want, " ")
+		for (i = 1; i <= m; i++)
+			if (!(want[i] in started))
+				print row " " want[i] " fail suite_completed never started (no UE-SUITE-START: the console stopped before it)"
+	}' "$console"
