@@ -372,9 +372,10 @@ else
 	record "host tools fail staged $(head -c 200 "$build/tools-stage.log" | tr '\n' ' ')"
 fi
 # The arm64 rows': Debian's arm64 perf and trace-cmd, of the first arm64 row's
-# release (kernels.list puts trixie's first, the root the install test uses
-# too), staged from an arm64 root of it (tests/vm/arm64-root.sh,
-# made once under qemu-user), beside the rest; those rows' VMs wait for
+# release (kernels.list puts trixie's first), unpacked on this machine from
+# their .debs and those of their dependencies, and staged with the libraries
+# their NEEDED entries name (tests/vm/cross-tools.sh: about a minute cold, no
+# arm64 root), beside the rest; those rows' VMs wait for
 # $build/tools-ARCH.ready.
 tools_pids=()
 for a in $cross_arches; do
@@ -383,11 +384,11 @@ for a in $cross_arches; do
 	for k in $kernels; do [ "${karch[$k]:-}" = "$a" ] && { r=${krel[$k]}; break; }; done
 	(
 		background
-		if "$vmdir/arm64-root.sh" tools "$r" "$build/tools-root-$a" >"$build/tools-stage-$a.log" 2>&1; then
+		if "$vmdir/cross-tools.sh" "$r" "$a" "$build/tools-root-$a" >"$build/tools-stage-$a.log" 2>&1; then
 			record "host tools pass staged.$a"
 			echo ok >"$build/tools-$a.ready"
 		else
-			record "host tools fail staged.$a $(grep -v '^== arm64-root: .*: [0-9]*s$' "$build/tools-stage-$a.log" | tail -2 | tr '\n' ' ')"
+			record "host tools fail staged.$a $(grep -v '^== cross-tools: .*: [0-9]*s$' "$build/tools-stage-$a.log" | tail -2 | tr '\n' ' ')"
 			echo fail >"$build/tools-$a.ready"
 		fi
 	) &
