@@ -394,6 +394,22 @@ for a in $cross_arches; do
 	) &
 	tools_pids+=($!)
 done
+# The arm64 root of the install test's DKMS step (tests/vm/arm64-root.sh: its
+# debootstrap's second stage runs under qemu-user, 7 to 43 min cold), begun
+# here beside the first VMs, niced, so that it is ready when that step comes
+# (which waits for it on the root's lock); no VM waits for it. For the
+# releases with an arm64 row the step can take (arm64_install_row: a kernel
+# with KALLSYMS_ALL).
+if [ "$vms_only" != 1 ]; then
+	(
+		background
+		for r in $(for k in $kernels; do
+				[ "${karch[$k]:-amd64}" = arm64 ] && [ ! -d "${kroot[$k]}/dbg" ] && echo "${krel[$k]}"
+			done | sort -u); do
+			"$vmdir/arm64-root.sh" root "$r" >"$build/arm64-root-$r.log" 2>&1
+		done
+	) &
+fi
 
 # --- per kernel ---------------------------------------------------------------
 # The headers of each release's rows, in its chroot.
