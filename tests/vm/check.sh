@@ -409,6 +409,7 @@ if [ "$vms_only" != 1 ]; then
 			"$vmdir/arm64-root.sh" root "$r" >"$build/arm64-root-$r.log" 2>&1
 		done
 	) &
+	arm64_root_pid=$!
 fi
 
 # --- per kernel ---------------------------------------------------------------
@@ -632,6 +633,8 @@ fi
 
 wait $debug_pid
 wait $beside_pid
+# (no run leaves it behind, when the install test did not need it)
+[ -z "${arm64_root_pid:-}" ] || wait "$arm64_root_pid"
 # Only debug kernels: their headers serve the host checks.
 if [ -z "$sample" ] && [ "$vms_only" != 1 ]; then
 	for k in $debug_kernels; do
