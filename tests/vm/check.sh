@@ -24,7 +24,8 @@
 #
 # Stages, a file each: resolve.sh (rows to packages), fetch-kernels.sh,
 # chroot-lib.sh (a chroot per Debian release builds the module as DKMS
-# does there), boot-lib.sh (initramfs, QEMU, results), report.sh.
+# does there), cross-tools.sh (the arm64 rows' perf and trace-cmd, from
+# their .debs), boot-lib.sh (initramfs, QEMU, results), report.sh.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
