@@ -47,9 +47,11 @@ ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
 	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static pkgconf)
 # (make check has debootstrap too: it makes a chroot of each Debian release
-# to build the module in, and qemu-user-static for the arm64 rows' root
-# (tests/vm/arm64-root.sh: their perf and trace-cmd, and the .deb with DKMS
-# there); its host checks look at what every entry
+# to build the module in, and qemu-user-static for the arm64 root of the
+# install test (tests/vm/arm64-root.sh: the .deb with DKMS there) and to run
+# the arm64 perf and trace-cmd once they are staged (tests/vm/cross-tools.sh,
+# which reads their NEEDED entries with aarch64-linux-gnu-readelf, of
+# gcc-aarch64-linux-gnu's binutils); its host checks look at what every entry
 # point runs, make check-fresh's included; curl asks the mirror whether it
 # serves a kernel's packages, tests/vm/resolve.sh; pkgconf's pkg-config
 # reads user-events-dev's .pc file, tests/host/package.sh.)
@@ -74,7 +76,8 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		"${ue_progs_deb[@]}" apt-get apt-cache dpkg-query g++ ldd dkms lintian
 		openssl modinfo depmod perf trace-cmd git debootstrap unshare chroot mount
 		curl xargs renice aarch64-linux-gnu-gcc aarch64-linux-gnu-objcopy
-		qemu-system-aarch64 qemu-aarch64-static mountpoint flock pkg-config)
+		qemu-system-aarch64 qemu-aarch64-static mountpoint flock pkg-config
+		aarch64-linux-gnu-readelf sha256sum)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 ue_progs_soak=("${ue_progs_check[@]}" awk)
 ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb

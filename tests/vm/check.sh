@@ -24,7 +24,8 @@
 #
 # Stages, a file each: resolve.sh (rows to packages), fetch-kernels.sh,
 # chroot-lib.sh (a chroot per Debian release builds the module as DKMS
-# does there), boot-lib.sh (initramfs, QEMU, results), report.sh.
+# does there), cross-tools.sh (the arm64 rows' perf and trace-cmd, from
+# their .debs), boot-lib.sh (initramfs, QEMU, results), report.sh.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -384,9 +385,10 @@ else
 	record "host tools fail staged $(head -c 200 "$build/tools-stage.log" | tr '\n' ' ')"
 fi
 # The arm64 rows': Debian's arm64 perf and trace-cmd, of the first arm64 row's
-# release (kernels.list puts trixie's first, the root the install test uses
-# too), staged from an arm64 root of it (tests/vm/arm64-root.sh,
-# made once under qemu-user), beside the rest; those rows' VMs wait for
+# release (kernels.list puts trixie's first), unpacked on this machine from
+# their .debs and those of their dependencies, and staged with the libraries
+# their NEEDED entries name (tests/vm/cross-tools.sh: about a minute cold, no
+# arm64 root), beside the rest; those rows' VMs wait for
 # $build/tools-ARCH.ready.
 tools_pids=()
 for a in $cross_arches; do
@@ -395,16 +397,33 @@ for a in $cross_arches; do
 	for k in $kernels; do [ "${karch[$k]:-}" = "$a" ] && { r=${krel[$k]}; break; }; done
 	(
 		background
-		if ue_job "tools $a" "$vmdir/arm64-root.sh" tools "$r" "$build/tools-root-$a" >"$build/tools-stage-$a.log" 2>&1; then
+		if ue_job "tools $a" "$vmdir/cross-tools.sh" "$r" "$a" "$build/tools-root-$a" >"$build/tools-stage-$a.log" 2>&1; then
 			record "host tools pass staged.$a"
 			echo ok >"$build/tools-$a.ready"
 		else
-			record "host tools fail staged.$a $(grep -v '^== arm64-root: .*: [0-9]*s$' "$build/tools-stage-$a.log" | tail -2 | tr '\n' ' ')"
+			record "host tools fail staged.$a $(grep -v '^== cross-tools: .*: [0-9]*s$' "$build/tools-stage-$a.log" | tail -2 | tr '\n' ' ')"
 			echo fail >"$build/tools-$a.ready"
 		fi
 	) &
 	tools_pids+=($!)
 done
+# The arm64 root of the install test's DKMS step (tests/vm/arm64-root.sh: its
+# debootstrap's second stage runs under qemu-user, 7 to 43 min cold), begun
+# here beside the first VMs, niced, so that it is ready when that step comes
+# (which waits for it on the root's lock); no VM waits for it. For the
+# releases with an arm64 row the step can take (arm64_install_row: a kernel
+# with KALLSYMS_ALL).
+if [ "$vms_only" != 1 ]; then
+	(
+		background
+		for r in $(for k in $kernels; do
+				[ "${karch[$k]:-amd64}" = arm64 ] && [ ! -d "${kroot[$k]}/dbg" ] && echo "${krel[$k]}"
+			done | sort -u); do
+			"$vmdir/arm64-root.sh" root "$r" >"$build/arm64-root-$r.log" 2>&1
+		done
+	) &
+	arm64_root_pid=$!
+fi
 
 # --- per kernel ---------------------------------------------------------------
 # The headers of each release's rows, in its chroot.
@@ -627,6 +646,8 @@ fi
 
 wait $debug_pid
 wait $beside_pid
+# (no run leaves it behind, when the install test did not need it)
+[ -z "${arm64_root_pid:-}" ] || wait "$arm64_root_pid"
 # Only debug kernels: their headers serve the host checks.
 if [ -z "$sample" ] && [ "$vms_only" != 1 ]; then
 	for k in $debug_kernels; do
