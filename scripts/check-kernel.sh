@@ -43,9 +43,10 @@ need CONFIG_MODULE_UNLOAD "module unloading"
 # The unexported functions the module calls (src/compat/static_call.h):
 # through direct branches where the kernel has static calls (x86), else
 # through plain indirect calls (arm64), which a kernel that checks indirect
-# branch targets would fault on.
+# branch targets would fault on. kCFI's option is CONFIG_CFI_CLANG up to
+# 6.17 and CONFIG_CFI from 6.18 on: both names are tested.
 if ! grep -q '^CONFIG_HAVE_STATIC_CALL=y' "$conf"; then
-	for c in CONFIG_ARM64_BTI_KERNEL CONFIG_CFI_CLANG CONFIG_X86_KERNEL_IBT; do
+	for c in CONFIG_ARM64_BTI_KERNEL CONFIG_CFI_CLANG CONFIG_CFI CONFIG_X86_KERNEL_IBT; do
 		grep -q "^$c=y" "$conf" || continue
 		echo "user-events-dkms: this kernel has $c and no static calls, so the module cannot call the unexported kernel functions it needs safely." >&2
 		exit 1

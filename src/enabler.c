@@ -396,10 +396,14 @@ static void ue_enabler_unlink(struct ue_enabler *en, struct list_head *free)
 	/*
 	 * The fault-in frees the enabler whenever it is done, which may be
 	 * never: the event's reference goes now, so that it does not keep
-	 * the event busy.
+	 * the event busy. Upstream keeps it until the fault work ends, so
+	 * that a fault a FUSE daemon never answers keeps the event busy for
+	 * ever. The fork probe may be reading en->ev under RCU meanwhile: it
+	 * loads it once and takes its own reference only if the event lives
+	 * (ue_fork_snapshot(); issue 30, item 1).
 	 */
 	ue_event_put(en->ev, true);
-	en->ev = NULL;
+	WRITE_ONCE(en->ev, NULL);
 }
 
 /* --- address spaces ------------------------------------------------------ */
@@ -771,11 +775,23 @@ static void ue_fork_put_work(struct work_struct *work)
 /*
  * In the fork tracepoint (preemption disabled): the enablers of the parent's
  * address space, each with a reference on its event, or NULL.
+ *
+ * An unregister may unlink an enabler at any point of the walk, under
+ * event_mutex, which the walk does not hold. Unlinking one whose fault-in is
+ * queued drops its event reference and clears en->ev at once
+ * (ue_enabler_unlink()), so en->ev is loaded once: checked, then loaded
+ * again, it could be NULL at the second load (a NULL dereference in fork())
+ * or differ from the event referenced at the first (a reference leaked, a
+ * NULL event handed to the child; issue 30, item 1). Events are freed an RCU
+ * grace period after their destruction, which only begins at a count of
+ * zero: refcount_inc_not_zero() on a loaded pointer is safe, and fails for
+ * an event on its way out.
  */
 struct ue_fork_snap *ue_fork_snapshot(struct mm_struct *parent)
 {
 	struct ue_fork_snap *snap = NULL;
 	struct ue_enabler *en;
+	struct ue_event *ev;
 	struct ue_mm *um;
 	u32 n = 0;
 
@@ -797,9 +813,13 @@ struct ue_fork_snap *ue_fork_snapshot(struct mm_struct *parent)
 		if (READ_ONCE(en->freeing))
 			continue;
 		ue_race_window(UE_RACE_FORK_SNAPSHOT, true);
-		if (!refcount_inc_not_zero(&en->ev->refcnt))
+		ev = READ_ONCE(en->ev);
+		if (!ev)
 			continue;
-		snap->e[snap->nr].ev = en->ev;
+		ue_race_window(UE_RACE_FORK_SNAPSHOT_EV, true);
+		if (!refcount_inc_not_zero(&ev->refcnt))
+			continue;
+		snap->e[snap->nr].ev = ev;
 		snap->e[snap->nr].addr = en->addr;
 		snap->e[snap->nr].bit = en->bit;
 		snap->e[snap->nr].word32 = en->word32;

@@ -584,8 +584,17 @@ bool ue_fields_match(const struct ue_fields *f, int argc, const char **argv)
 
 /*
  * Check one __data_loc/__rel_loc word (spec 1.8): its data must end within
- * the record, and a string's last byte must be NUL. With a size of 0 that
- * is the byte before the data, as upstream checks.
+ * the record, and a string's last byte must be NUL.
+ *
+ * A string of size 0 is refused (issue 30, item 6). Upstream checks the
+ * byte before the data then (spec 1.8), so DYN_LOC(len, 0) passes whenever
+ * that byte is 0, and readers that take the size as the string's bytes
+ * get none, not even a NUL: the core's string filters (the length-0 case
+ * of filter_pred_strloc()) and hist string variables then read on past
+ * the record until they meet a 0. A NUL-terminated string has at least
+ * one byte; a size of 0 is as malformed as a missing NUL. Zero-size data
+ * of other types (u8[] and the like) stays valid: nothing reads it as a
+ * string.
  *
  * A string whose last byte lies in the 8-byte header (a __data_loc such as
  * DYN_LOC(0, 2)) is refused. Upstream checks the header of the record it
@@ -613,7 +622,8 @@ static int ue_validate_one(const struct ue_validator *v, const u8 *rec,
 
 	if (end > len)
 		return -EFAULT;
-	if (v->needs_nul && (end <= UE_ENTRY_SIZE || rec[end - 1] != '\0'))
+	if (v->needs_nul && (end == start || end <= UE_ENTRY_SIZE ||
+			     rec[end - 1] != '\0'))
 		return -EFAULT;
 	return 0;
 }

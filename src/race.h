@@ -31,6 +31,8 @@ enum ue_race_site {
 	UE_RACE_SYSCTL,			/* item 10 */
 	/* Removing a call, before anything: event_mutex held. */
 	UE_RACE_CALL_REMOVE,		/* compat/removed_event.h */
+	/* The fork probe, between loading an enabler's event and its reference. */
+	UE_RACE_FORK_SNAPSHOT_EV,	/* issue 30, item 1; atomic */
 };
 
 /* Whether the window at @site was open (it was waited for). */

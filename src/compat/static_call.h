@@ -19,8 +19,10 @@
  *   then land on a BTI C (or PACIASP) instruction. The compiler only
  *   promises one in functions it knows may be called indirectly, so an
  *   unexported function may lack it: a BLR to it is a BTI exception.
- * - CONFIG_CFI_CLANG (kCFI) checks a type hash in front of the target
- *   before every indirect call; nothing promises one matching ours there.
+ * - kCFI checks a type hash in front of the target before every indirect
+ *   call; nothing promises one matching ours there. Its option was
+ *   CONFIG_CFI_CLANG up to 6.17 and is CONFIG_CFI from 6.18 on (issue 30,
+ *   item 7): both are tested, as a kernel has only the name of its time.
  * - Pointer authentication of the kernel (CONFIG_ARM64_PTR_AUTH_KERNEL,
  *   on in Debian's arm64 kernels) signs and checks return addresses
  *   inside each function, with the stack pointer as modifier: the callee
@@ -39,7 +41,7 @@
 
 #if !defined(CONFIG_HAVE_STATIC_CALL) && \
 	(defined(CONFIG_ARM64_BTI_KERNEL) || defined(CONFIG_CFI_CLANG) || \
-	 defined(CONFIG_X86_KERNEL_IBT))
+	 defined(CONFIG_CFI) || defined(CONFIG_X86_KERNEL_IBT))
 #error "user-events-dkms: BTI, CFI or IBT and no static calls: see compat/static_call.h"
 #endif
 

@@ -71,8 +71,9 @@ for opt in TRACING EVENT_TRACING DYNAMIC_EVENTS KPROBES KALLSYMS_ALL PERF_EVENTS
 done
 # Without static calls (arm64), the unexported functions are called
 # indirectly (src/compat/static_call.h): fine, unless the kernel checks the
-# targets of indirect branches.
-for opt in ARM64_BTI_KERNEL CFI_CLANG X86_KERNEL_IBT; do
+# targets of indirect branches. kCFI under both of its names: CFI_CLANG up to
+# 6.17, CFI from 6.18 on.
+for opt in ARM64_BTI_KERNEL CFI_CLANG CFI X86_KERNEL_IBT; do
 	refuses "no_static_call_with_$opt" \
 		"$(fake_kdir "nosc_$opt" "/^CONFIG_HAVE_STATIC_CALL=/d; \$a CONFIG_$opt=y")" \
 		"this kernel has CONFIG_$opt and no static calls"

@@ -420,9 +420,18 @@ static void ue_test_validate_rel(struct kunit *test)
 	/* Missing NUL. */
 	len = loc_record(rec, DYN_LOC(0, 4), "Test", 4);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
-	/* Size 0 checks the byte before the data: the loc word's top byte. */
+	/*
+	 * Size 0: upstream checks the byte before the data (spec 1.8), here
+	 * the loc word's top byte, 0, and passes; a string has at least its
+	 * NUL, so it is refused (issue 30, item 6). Also with a NUL right
+	 * before the data, and with one at the data, past its size.
+	 */
 	len = loc_record(rec, DYN_LOC(0, 0), "", 0);
-	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), 0);
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
+	len = loc_record(rec, DYN_LOC(1, 0), "\0x", 2);
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
+	len = loc_record(rec, DYN_LOC(0, 0), "\0", 1);
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
 	ue_fields_free(&f);
 }
 
@@ -457,6 +466,15 @@ static void ue_test_validate_data(struct kunit *test)
 	len = loc_record(rec, DYN_LOC(8, 0), "", 0);
 	memset(rec, 0, 8);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
+	/*
+	 * Size 0 past the header, the byte before it a NUL: passes upstream
+	 * (spec 1.8), refused here (issue 30, item 6).
+	 */
+	len = loc_record(rec, DYN_LOC(13, 0), "\0abc", 4);
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
+	len = loc_record(rec, DYN_LOC(12, 0), "\0", 1);
+	rec[11] = '\0';
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
 	ue_fields_free(&f);
 }
 
@@ -473,6 +491,9 @@ static void ue_test_validate_non_string(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), 0);
 	len = loc_record(rec, DYN_LOC(0, 4), "abc", 3);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
+	/* Empty data that is no string stays valid (issue 30, item 6). */
+	len = loc_record(rec, DYN_LOC(0, 0), "", 0);
+	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), 0);
 	ue_fields_free(&f);
 }
 

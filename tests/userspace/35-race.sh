@@ -1,10 +1,11 @@
-# Races between two CPUs (issue 12, items 1, 4 and 12; the ftrace enable
-# window). user_events_race.ko is the module built with UE_TEST_RACE=1: it
-# waits race_us microseconds at the place race_site names (src/race.h), so
-# that race_test hits windows that are a few instructions wide in the
-# shipped module many times a second. Afterwards nothing may be left, and the module must unload; a
-# kernel that oopses, loops or corrupts memory on the way fails through the
-# splat scan (and KASAN, lockdep on the debug kernel).
+# Races between two CPUs (issue 12, items 1, 4 and 12; issue 30, item 1;
+# the ftrace enable window). user_events_race.ko is the module built with
+# UE_TEST_RACE=1: it waits race_us microseconds at the place race_site names
+# (src/race.h), so that race_test hits windows that are a few instructions
+# wide in the shipped module many times a second. Afterwards nothing may be
+# left, and the module must unload; a kernel that oopses, loops or corrupts
+# memory on the way fails through the splat scan (and KASAN, lockdep on the
+# debug kernel).
 SUITE=race
 . /tests/lib.sh
 P=/sys/module/user_events_race/parameters
@@ -27,6 +28,12 @@ race() {
 # (fork loops of 10 s, 3 s on a flavour sibling: ue_budget)
 race unreg_fork 1 200 unreg-fork "$(ue_budget 10 3)"
 race del_fork 1 15000 del-fork "$(ue_budget 10 3)"
+# Sites 1 and 8 with a fault-in pending (issue 30, item 1): unregistering
+# such an enabler drops its event at once, while the fork probe is between
+# the enabler's check and its event (1) or between loading the event and
+# referencing it (8). Before the fix: a NULL dereference in fork() at 1.
+race fault_unreg_fork 1 10000 fault-unreg-fork "$(ue_budget 8 3)"
+race fault_unreg_fork_ev 8 10000 fault-unreg-fork "$(ue_budget 8 3)"
 # Site 2: writing a bit, holding a user of the address space.
 race exit_wait 2 2000 exit-wait 200
 # Site 3: enabling for ftrace, the bits flipped before the core marks the

@@ -10,6 +10,10 @@
  *   race_test unreg-fork SECS   item 1: DIAG_IOCSUNREG beside fork()
  *   race_test del-fork SECS     item 4: UNREG, close and DIAG_IOCSDEL of a
  *                               persistent event beside fork()
+ *   race_test fault-unreg-fork SECS
+ *                               issue 30, item 1: DIAG_IOCSUNREG of an
+ *                               enabler whose fault-in is pending, beside
+ *                               fork()
  *   race_test exit-wait N       item 12: a child's exit is in effect when
  *                               wait() returns, while its enable bits are
  *                               being written (spec 1.8, 1.9)
@@ -29,9 +33,12 @@
  *                               atomic with the program's own flips of
  *                               other bits of the same word (spec 1.9)
  */
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <linux/userfaultfd.h>
 
 #include "ue_abi.h"
 
@@ -156,6 +163,160 @@ static void fork_race(const char *name, void *(*loop)(void *), int secs)
 		pthread_join(t, NULL);
 	}
 	check_run(name, secs);
+}
+
+/*
+ * Issue 30, item 1: unregistering an enabler whose asynchronous fault-in is
+ * queued drops its event reference and forgets the event at once
+ * (enabler.c, ue_enabler_unlink()), while the fork probe, under RCU only,
+ * may be between the enabler's check and its event (race_site 1) or
+ * between loading the event and taking its reference (race_site 8). Before
+ * the fix the probe loaded en->ev twice: NULL at the first load was a NULL
+ * dereference in fork(); NULL at the second leaked the reference taken
+ * and handed a NULL event to the child. Site 1 in unreg-fork never has a
+ * fault pending: the words there are always present.
+ *
+ * Here the enable word's page is dropped (MADV_DONTNEED) under a
+ * userfaultfd that reports missing pages, so that a state change of the
+ * event (a perf event opened or closed on CPU 0) cannot write the bit and
+ * queues a fault-in whose fault the handler thread holds (spec 1.9, 2.6:
+ * "While it is pending the enabler is marked FAULTING"). Only once the
+ * handler has seen that fault does the unregistering thread unregister;
+ * the unregister's own clear of the bit (spec 1.7) faults too, and that
+ * second fault is answered with the page, which ends both.
+ */
+static int fu_uffd = -1;
+static __u32 *fu_word;
+static long fu_page;
+static atomic_int fu_seen;	/* faults the handler has read */
+static atomic_int fu_answer;	/* answer the next one read */
+static atomic_int fu_done;	/* the unregistering thread has ended */
+
+static void *fu_handler(void *arg)
+{
+	static char zeros[1 << 16];	/* the largest page size */
+	struct pollfd p = { .fd = fu_uffd, .events = POLLIN };
+	struct uffdio_copy copy = {
+		.dst = (uintptr_t)fu_word, .src = (uintptr_t)zeros,
+		.len = fu_page,
+	};
+	struct uffdio_range wake = { (uintptr_t)fu_word, fu_page };
+	struct uffd_msg msg;
+
+	(void)arg;
+	/* Until the unregistering thread is done: it may wait on an answer. */
+	while (!atomic_load(&fu_done)) {
+		if (poll(&p, 1, 20) <= 0 ||
+		    read(fu_uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		atomic_fetch_add(&fu_seen, 1);
+		if (!atomic_exchange(&fu_answer, 0))
+			continue;
+		copy.copy = 0;
+		if (ioctl(fu_uffd, UFFDIO_COPY, &copy) &&
+		    ioctl(fu_uffd, UFFDIO_WAKE, &wake))
+			fail_once("UFFDIO_COPY/WAKE", errno);
+	}
+	return NULL;
+}
+
+/* Whether the handler reads a fault beyond @seen within 2 s. */
+static int fu_fault_seen(int seen)
+{
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (atomic_load(&fu_seen) > seen)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+static void *fu_loop(void *arg)
+{
+	struct perf_event_attr pe;
+	int fd = ue_open_data(), pfd = -1, seen;
+
+	(void)arg;
+	/* The page is present: the registration writes the bit at once. */
+	if (fd < 0 || ue_reg(fd, "race_fault u32 v", fu_word, 0, 0, NULL) ||
+	    ue_perf_attr("race_fault", &pe)) {
+		fail_once("register race_fault", errno);
+		goto out;
+	}
+	if (ue_unreg(fd, fu_word, 0))
+		fail_once("DIAG_IOCSUNREG", errno);
+	while (!atomic_load(&stop)) {
+		if (ue_reg(fd, "race_fault u32 v", fu_word, 0, 0, NULL)) {
+			fail_once("DIAG_IOCSREG", errno);
+			break;
+		}
+		madvise(fu_word, fu_page, MADV_DONTNEED);
+		seen = atomic_load(&fu_seen);
+		/* A state change: the write faults, the fault-in is held. */
+		if (pfd < 0) {
+			pfd = syscall(__NR_perf_event_open, &pe, -1, 0, -1, 0);
+			if (pfd < 0) {
+				fail_once("perf_event_open race_fault", errno);
+				break;
+			}
+		} else {
+			close(pfd);
+			pfd = -1;
+		}
+		if (!fu_fault_seen(seen)) {
+			fail_once("no fault-in pending after a state change",
+				  ETIMEDOUT);
+			break;
+		}
+		/* Its clear faults in turn; that fault is answered. */
+		atomic_store(&fu_answer, 1);
+		if (ue_unreg(fd, fu_word, 0)) {
+			fail_once("DIAG_IOCSUNREG", errno);
+			break;
+		}
+		cycles++;
+	}
+out:
+	if (pfd >= 0)
+		close(pfd);
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&stop, 1);
+	return NULL;
+}
+
+static void fault_unreg_fork(int secs)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register r = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	pthread_t handler;
+
+	fu_page = sysconf(_SC_PAGESIZE);
+	fu_word = mmap(NULL, fu_page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fu_word == MAP_FAILED) {
+		ue_result("fault_unreg_fork.setup", 0, strerror(errno));
+		return;
+	}
+	*(volatile __u32 *)fu_word = 0;
+	r.range.start = (uintptr_t)fu_word;
+	r.range.len = fu_page;
+	fu_uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (fu_uffd < 0 || ioctl(fu_uffd, UFFDIO_API, &api) ||
+	    ioctl(fu_uffd, UFFDIO_REGISTER, &r) ||
+	    pthread_create(&handler, NULL, fu_handler, NULL)) {
+		ue_result("fault_unreg_fork.setup", 0, strerror(errno));
+		return;
+	}
+	fork_race("fault_unreg_fork", fu_loop, secs);
+	atomic_store(&fu_done, 1);
+	pthread_join(handler, NULL);
+	/* Closing it ends any fault still held (none should be). */
+	close(fu_uffd);
+	munmap(fu_word, fu_page);
 }
 
 /*
@@ -659,6 +820,8 @@ int main(int argc, char **argv)
 			  strerror(ret));
 		UE_EQ("del_fork.gone", ue_exists(EVENTS "/race_del"), 0);
 		close(fd);
+	} else if (!strcmp(argv[1], "fault-unreg-fork")) {
+		fault_unreg_fork(n);
 	} else if (!strcmp(argv[1], "exit-wait")) {
 		exit_wait(n);
 	} else if (!strcmp(argv[1], "ftrace-enable")) {

@@ -146,6 +146,15 @@ static void validators(void)
 	UE_EQ("val.rel_no_nul", loc_write(fd, rel, DYN_LOC(0, 4), "Test", 4), -EFAULT);
 	UE_EQ("val.rel_at_end_ok", loc_write(fd, rel, DYN_LOC(1, 4), "xTes\0", 5), 13);
 	/*
+	 * A string of size 0 (issue 30, item 6). Upstream checks the byte
+	 * before the data (spec 1.8): the loc word's top byte (0 here), or a
+	 * NUL of the payload, and records a string of no bytes, which the
+	 * core's string filters read past. EFAULT, as any malformed loc.
+	 */
+	UE_EQ("val.rel_size_0_efault", loc_write(fd, rel, DYN_LOC(0, 0), "", 0), -EFAULT);
+	UE_EQ("val.rel_size_0_nul_before_efault",
+	      loc_write(fd, rel, DYN_LOC(1, 0), "\0Test", 5), -EFAULT);
+	/*
 	 * __data_loc: offset from the record's start, header included; the
 	 * data follows the header (h) and the 4-byte field.
 	 */
@@ -164,6 +173,13 @@ static void validators(void)
 	      loc_write(fd, dat, DYN_LOC(h, 0), "Data", 5), -EFAULT);
 	UE_EQ("val.data_from_header_ok",
 	      loc_write(fd, dat, DYN_LOC(h - 2, 11), "Data", 5), 13);
+	/* Size 0 past the header, a NUL before it (issue 30, item 6). */
+	UE_EQ("val.data_size_0_efault",
+	      loc_write(fd, dat, DYN_LOC(h + 5, 0), "\0Data", 5), -EFAULT);
+	UE_EQ("val.data_size_0_at_end_efault",
+	      loc_write(fd, dat, DYN_LOC(h + 9, 0), "Data\0", 5), -EFAULT);
+	/* The refused __rel_loc writes were not recorded (s= with nothing). */
+	UE_EQ("val.rel_size_0_not_recorded", ue_trace_has("wr_rel: s=\n"), 0);
 	ue_enable("wr_rel", 0);
 	ue_enable("wr_dat", 0);
 	close(fd);
