@@ -33,7 +33,7 @@ race del_fork 1 15000 del-fork "$(ue_budget 10 3)"
 # the enabler's check and its event (1) or between loading the event and
 # referencing it (8). Before the fix: a NULL dereference in fork() at 1.
 race fault_unreg_fork 1 10000 fault-unreg-fork "$(ue_budget 8 3)"
-race fault_unreg_fork_ev 8 10000 fault-unreg-fork "$(ue_budget 8 3)"
+race fault_unreg_fork_ev 8 10000 fault-unreg-fork-ev "$(ue_budget 8 3)"
 # Site 2: writing a bit, holding a user of the address space.
 race exit_wait 2 2000 exit-wait 200
 # Site 3: enabling for ftrace, the bits flipped before the core marks the

@@ -13,7 +13,10 @@
  *   race_test fault-unreg-fork SECS
  *                               issue 30, item 1: DIAG_IOCSUNREG of an
  *                               enabler whose fault-in is pending, beside
- *                               fork()
+ *                               fork() (run with race_site 1)
+ *   race_test fault-unreg-fork-ev SECS
+ *                               the same, its results named apart (run
+ *                               with race_site 8)
  *   race_test exit-wait N       item 12: a child's exit is in effect when
  *                               wait() returns, while its enable bits are
  *                               being written (spec 1.8, 1.9)
@@ -288,17 +291,19 @@ out:
 	return NULL;
 }
 
-static void fault_unreg_fork(int secs)
+static void fault_unreg_fork(const char *name, int secs)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register r = { .mode = UFFDIO_REGISTER_MODE_MISSING };
 	pthread_t handler;
+	char setup[64];
 
+	snprintf(setup, sizeof(setup), "%s.setup", name);
 	fu_page = sysconf(_SC_PAGESIZE);
 	fu_word = mmap(NULL, fu_page, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (fu_word == MAP_FAILED) {
-		ue_result("fault_unreg_fork.setup", 0, strerror(errno));
+		ue_result(setup, 0, strerror(errno));
 		return;
 	}
 	*(volatile __u32 *)fu_word = 0;
@@ -308,10 +313,10 @@ static void fault_unreg_fork(int secs)
 	if (fu_uffd < 0 || ioctl(fu_uffd, UFFDIO_API, &api) ||
 	    ioctl(fu_uffd, UFFDIO_REGISTER, &r) ||
 	    pthread_create(&handler, NULL, fu_handler, NULL)) {
-		ue_result("fault_unreg_fork.setup", 0, strerror(errno));
+		ue_result(setup, 0, strerror(errno));
 		return;
 	}
-	fork_race("fault_unreg_fork", fu_loop, secs);
+	fork_race(name, fu_loop, secs);
 	atomic_store(&fu_done, 1);
 	pthread_join(handler, NULL);
 	/* Closing it ends any fault still held (none should be). */
@@ -821,7 +826,9 @@ int main(int argc, char **argv)
 		UE_EQ("del_fork.gone", ue_exists(EVENTS "/race_del"), 0);
 		close(fd);
 	} else if (!strcmp(argv[1], "fault-unreg-fork")) {
-		fault_unreg_fork(n);
+		fault_unreg_fork("fault_unreg_fork", n);
+	} else if (!strcmp(argv[1], "fault-unreg-fork-ev")) {
+		fault_unreg_fork("fault_unreg_fork_ev", n);
 	} else if (!strcmp(argv[1], "exit-wait")) {
 		exit_wait(n);
 	} else if (!strcmp(argv[1], "ftrace-enable")) {
