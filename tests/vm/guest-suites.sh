@@ -34,7 +34,7 @@ for t in "$dir"/[0-9][0-9]-*.sh; do
 	(sleep "$lim" >/dev/null 2>&1
 	 kill -0 $pid 2>/dev/null || exit 0
 	 echo "UE-SUITE-TIMEOUT $s: tasks and blocked tasks follow"
-	 ps; echo w 2>/dev/null >"$sysrq"; sleep 1; kill -9 -- -$pid) &
+	 ps; echo w 2>/dev/null >"$sysrq"; sleep 1; kill -9 -$pid) &
 	wd=$!
 	wait $pid
 	rc=$?
