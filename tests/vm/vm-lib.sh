@@ -195,8 +195,8 @@ ue_console_text() {
 # in CONSOLE-LOG.txt (ue_console_text). QEMU's defects are not the
 # module's: a VM that QEMU's stale int3 ended, or whose guest did not reach
 # user space ("UE-BOOTED", before anything of the module runs) within
-# UE_VM_BOOT_TIMEOUT seconds (default 120; boots take about 5), is booted
-# again, up to twice, each time said in a "NOTE: ..." line on standard
+# UE_VM_BOOT_TIMEOUT seconds (default 120; boots take about 5), or whose
+# QEMU died by a signal before that, is booted again, up to twice, each time said in a "NOTE: ..." line on standard
 # output (the log it left kept as CONSOLE-LOG.int3-N.txt or .hung-N.txt);
 # any other splat is left for the caller to fail on. Returns the status of
 # the last ue_boot (125: the guest never reached user space).
@@ -211,6 +211,13 @@ ue_boot_checked() {
 		if [ $rc = 125 ]; then
 			mv "$log.txt" "$log.hung-$n.txt"
 			echo "NOTE: $name: the guest did not reach user space in ${UE_VM_BOOT_TIMEOUT:-120}s (QEMU under multi-threaded TCG; nothing of the module had run), see docs/testing.md; booted once more (that log: $log.hung-$n.txt)"
+		elif [ $rc -gt 128 ] && ! grep -q 'UE-BOOTED' "$log.txt"; then
+			# (QEMU killed by a signal, as by one of its own assertions,
+			# before anything of the module ran: seen once under
+			# multi-threaded TCG, "iotlb_to_section: Assertion ...")
+			mv "$log.txt" "$log.died-$n.txt"
+			cp "$log.qemu" "$log.died-$n.qemu" 2>/dev/null
+			echo "NOTE: $name: QEMU died before the guest's user space (status $rc: $(grep -v '^$' "$log.qemu" 2>/dev/null | tail -1 | cut -c1-160)), see docs/testing.md; booted once more (that log: $log.died-$n.txt)"
 		elif rip=$(ue_qemu_int3 "$log.txt"); then
 			mv "$log.txt" "$log.int3-$n.txt"
 			echo "NOTE: $name: QEMU's stale int3 under multi-threaded TCG ($rip), see docs/testing.md; booted once more (that log: $log.int3-$n.txt)"
