@@ -283,6 +283,7 @@ host_checks() {
 	host_check "$root/tests/host/timeline.sh"
 	say "host checks: the verdicts of a VM's suites (tests/host/console.sh)"
 	host_check "$root/tests/host/console.sh"
+	host_check "$root/tests/host/boot-retry.sh"
 	[ -n "$srctree" ] || return 0
 	say "host checks"
 	host_check "$root/tests/host/run.sh" "$srctree" "$1"
