@@ -139,6 +139,17 @@ static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
  * (@err -EFAULT) is faulted in with the mutex dropped (here; 0 or -EFAULT),
  * then tried again; so is the tracking of current's address space made
  * (@err -EAGAIN, ue_enabler_prepare()).
+ *
+ * Nor is it held while waiting for current's mmap lock, which a reader can
+ * hold while it waits on user space (a read of /proc/PID/mem faulting in a
+ * page of a FUSE file whose daemon hangs), with a writer (mmap()) queued
+ * behind it that every later reader waits for; upstream waits for it
+ * under its reg_mutex and event_mutex, and so stops every registration and
+ * every ftrace and perf attach on the machine (issue 30, item 2). The word
+ * is written under a trylock; where the lock is taken (@err -EBUSY), it is
+ * waited for here, with no lock held, then tried again. Those rounds are
+ * not counted: each waits for the lock, and only this thread, of the
+ * process whose lock it is, waits.
  */
 static int ue_fix_unlocked(int err, u64 addr, u8 bit, bool word32)
 {
@@ -149,6 +160,8 @@ static int ue_fix_unlocked(int err, u64 addr, u8 bit, bool word32)
 	/* -EAGAIN: current's address space is to be tracked first. */
 	if (err == -EAGAIN)
 		ret = ue_enabler_prepare();
+	else if (err == -EBUSY)
+		ret = ue_enabler_wait_mm();
 	else
 		ret = ue_enabler_fault_in(addr, bit, word32) ? -EFAULT : 0;
 	mutex_lock(&ue_reg_mutex);
@@ -191,8 +204,11 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	index = ue_file_ref_add(info, ev);
 	/* On a failed write the file keeps the event, as upstream. */
 	ret = index < 0 ? index : ue_enabler_create(ev, &reg);
-	for (i = 0; (ret == -EFAULT || ret == -EAGAIN) &&
-	     i < UE_FAULT_ATTEMPTS; i++) {
+	for (i = 0; ret == -EBUSY ||
+	     ((ret == -EFAULT || ret == -EAGAIN) && i < UE_FAULT_ATTEMPTS);) {
+		/* A taken mmap lock is waited for, not counted. */
+		if (ret != -EBUSY)
+			i++;
 		ret = ue_fix_unlocked(ret, reg.enable_addr, reg.enable_bit,
 				      reg.enable_size == 4);
 		if (ret)
@@ -265,10 +281,14 @@ static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 	bit = unreg.disable_bit;
 	mutex_lock(&ue_reg_mutex);
 	ret = ue_enabler_unregister(addr, bit, &word32);
-	/* The bit is cleared whatever the event's state (spec 1.7). */
-	for (i = 0; !ret; i++) {
+	/*
+	 * The bit is cleared whatever the event's state (spec 1.7). A taken
+	 * mmap lock is waited for, not counted (ue_fix_unlocked()).
+	 */
+	for (i = 0; !ret;) {
 		ret = ue_enabler_clear(addr, bit, word32);
-		if (ret != -EFAULT || i == UE_FAULT_ATTEMPTS)
+		if (ret != -EBUSY &&
+		    (ret != -EFAULT || i++ == UE_FAULT_ATTEMPTS))
 			break;
 		ret = ue_fix_unlocked(ret, addr, bit, word32);
 		/* Registered again meanwhile: that wrote the bit's state. */

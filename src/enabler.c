@@ -26,6 +26,21 @@
  * Locking: the enabler lists and the ue_mm table change under event_mutex
  * (taken by the core around status changes) and are read under RCU by the
  * fork probe; ue_mm creation is serialised by ue_reg_mutex.
+ *
+ * No address space's mmap lock is ever waited for under event_mutex or
+ * ue_reg_mutex, only tried (issue 30, item 2). A reader of that lock can
+ * wait on user space for as long as it likes (a read of /proc/PID/mem that
+ * faults in a page of a FUSE file whose daemon does not answer holds it),
+ * a writer that queues behind it (the process's mmap()) makes every later
+ * reader wait too, and a waiter under event_mutex would stop every ftrace
+ * enable, perf open, dynamic_events and kprobe_events write, instance
+ * creation and module load with trace events on the machine. Upstream
+ * takes the lock under both mutexes, for every registration, state change
+ * and unregistration, and has that defect; here a state change that finds
+ * the lock taken leaves the write to the fault worker (ue_fault_wq, which
+ * waits for it with no lock held and which nothing drains), and a
+ * registration or unregistration waits for it after dropping the mutexes,
+ * then tries again (data_file.c ue_fix_unlocked()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,14 +63,13 @@
 
 /* ue_mm.flags */
 #define UE_MM_DETACHED		0	/* out of the table, notifier put */
-#define UE_MM_EXITED		1	/* only our mmput_work holds a user */
+#define UE_MM_EXITED		1	/* no task uses the address space */
 
 struct ue_mm {
 	struct mmu_notifier	mn;		/* mn.mm is the address space */
 	struct hlist_node	node;		/* ue_mms, by mm */
 	struct list_head	enablers;
 	struct work_struct	release_work;
-	struct work_struct	mmput_work;	/* ue_mm_put() */
 	struct rcu_head		rcu;
 	unsigned long		flags;
 	/* registrations between their prepare and its end; event_mutex */
@@ -112,42 +126,44 @@ static void ue_word(u64 addr, u8 bit, bool word32, unsigned long *waddr,
 	}
 }
 
-static void ue_mm_mmput_work(struct work_struct *work)
-{
-	mmput(container_of(work, struct ue_mm, mmput_work)->mn.mm);
-	ue_work_done();
-}
-
 /*
- * Drop the reference on @um's address space that a write took, maybe with
- * event_mutex held. Where it is the last (the process exited meanwhile),
- * exit_mmap() must run elsewhere, and from ue_wq rather than mmput_async()'s
- * system_wq: ue_events_settle() drains ue_wq, so the exit is in effect for
- * the next registration or deletion, as for any other exit (issue 12, item
- * 12). The last reference goes once per address space, so the work item is
- * never queued twice.
+ * Drop the user of @um's address space that a write took, event_mutex
+ * held. Where it is the last (every task of the address space exited
+ * meanwhile), the address space is dead to user_events: its enablers are
+ * retired by release_work on ue_wq, which ue_events_settle() drains, so the
+ * exit is in effect for the next registration or deletion, as for any
+ * other exit (issue 12, item 12). The address space itself is torn down by
+ * mmput_async(), on the system queue, which nothing here waits for:
+ * __mmput() runs exit_aio(), which waits for the process's AIO in flight,
+ * and a read from a FUSE daemon that does not answer is in flight for
+ * ever. Run from ue_wq, as it was, that teardown made every later
+ * registration, deletion, status read and "u:" line wait with it (issue
+ * 30, item 4; fuse_test aio-exit).
  */
 static void ue_mm_put(struct ue_mm *um)
 {
 	struct mm_struct *mm = um->mn.mm;
 
+	lockdep_assert_held(ue_ksym_event_mutex);
 	if (atomic_add_unless(&mm->mm_users, -1, 1))
 		return;
 	/*
-	 * No task uses the address space any more. A write that took a
-	 * user again before the work runs would make the work's mmput() not
-	 * the last and queue another, over and over while an event is being
-	 * toggled: the exit would not be in effect for as long (race_test
-	 * exit-wait). Writes stop here; event_mutex orders this with them.
+	 * No task uses the address space any more: writes stop here
+	 * (event_mutex orders this with them), and the enablers go. The
+	 * notifier's release, run by the teardown whenever it gets there,
+	 * then finds the ue_mm detached already.
 	 */
 	set_bit(UE_MM_EXITED, &um->flags);
-	ue_queue_work(&um->mmput_work);
+	if (!test_and_set_bit(UE_MM_DETACHED, &um->flags))
+		ue_queue_work(&um->release_work);
+	mmput_async(mm);
 }
 
 /*
  * Set or clear one bit of @mm's memory without faulting (where the kernel
- * can); the caller holds a user of @mm. -EFAULT if the page is not present
- * and writable.
+ * can); the caller holds a user of @mm, and maybe event_mutex or
+ * ue_reg_mutex. -EFAULT if the page is not present and writable, -EBUSY if
+ * the mmap lock is not free: it is only tried (see the top of this file).
  */
 static int ue_bit_write_mm(struct mm_struct *mm, u64 addr, u8 bit,
 			   bool word32, bool set)
@@ -158,7 +174,8 @@ static int ue_bit_write_mm(struct mm_struct *mm, u64 addr, u8 bit,
 	void *kaddr;
 
 	ue_word(addr, bit, word32, &waddr, &wbit);
-	mmap_read_lock(mm);
+	if (!mmap_read_trylock(mm))
+		return -EBUSY;
 	if (ue_pin_page(mm, waddr, &page) == 1) {
 		kaddr = ue_kmap(page);
 		if (set)
@@ -182,8 +199,9 @@ static int ue_bit_write_mm(struct mm_struct *mm, u64 addr, u8 bit,
  * (spec 2.6), and the bit lags behind the change: abi_test's forks, which
  * reads the bit right after disabling its event on a page still
  * copy-on-write from a fork, failed that way with the machine under load.
- * The rest (file and shared mappings, FUSE, userfaultfd) stays deferred.
- * The caller holds a user of @mm.
+ * The rest (file and shared mappings, FUSE, userfaultfd) stays deferred,
+ * and so does a fault-in whose mmap lock is not free. The caller holds a
+ * user of @mm, and event_mutex.
  */
 static int ue_fault_in_anon(struct mm_struct *mm, u64 addr, u8 bit,
 			    bool word32)
@@ -193,7 +211,8 @@ static int ue_fault_in_anon(struct mm_struct *mm, u64 addr, u8 bit,
 	int wbit, ret = -EFAULT;
 
 	ue_word(addr, bit, word32, &waddr, &wbit);
-	mmap_read_lock(mm);
+	if (!mmap_read_trylock(mm))
+		return -EBUSY;
 	vma = find_vma(mm, waddr);
 	if (vma && vma->vm_start <= waddr && vma_is_anonymous(vma) &&
 	    (vma->vm_flags & VM_WRITE) && !userfaultfd_armed(vma))
@@ -204,7 +223,10 @@ static int ue_fault_in_anon(struct mm_struct *mm, u64 addr, u8 bit,
 	return ret;
 }
 
-/* The same in @um's address space; -ENOENT if it is going away. */
+/*
+ * The same in @um's address space, event_mutex held: 0, -EFAULT, -EBUSY
+ * (the mmap lock is taken), or -ENOENT if the address space is going away.
+ */
 static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 			bool set)
 {
@@ -222,7 +244,10 @@ static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 	return ret;
 }
 
-/* Fault the word in for writing, as the process itself would; 0 if it is. */
+/*
+ * Fault the word in for writing, as the process itself would; 0 if it is.
+ * Waits for the mmap lock: never with event_mutex or ue_reg_mutex held.
+ */
 static int ue_fault_in(struct mm_struct *mm, u64 addr, u8 bit, bool word32)
 {
 	unsigned long waddr;
@@ -265,18 +290,25 @@ struct ue_fault {
 static void ue_enabler_fault_work(struct work_struct *work);
 
 /*
- * The enabler's word is not present or read-only (COW, swapped out): fault
- * it in elsewhere, then write it; event_mutex held.
+ * The enabler's word is not present or read-only (COW, swapped out), or
+ * its address space's mmap lock is taken (@contended): fault it in
+ * elsewhere, which waits for the lock there, then write it; event_mutex
+ * held. Faults count towards UE_FAULT_ATTEMPTS (spec 2.6); a lock taken
+ * does not: the bit would be left stale for as long as a process's own
+ * mmap() calls kept meeting its writes. Each round waits for the lock
+ * before it tries again, so contention costs waiting, not spinning.
  */
-static void ue_enabler_fault_later(struct ue_enabler *en)
+static void ue_enabler_fault_later(struct ue_enabler *en, bool contended)
 {
 	struct mm_struct *mm = en->um->mn.mm;
 	struct ue_fault *fault;
 
 	lockdep_assert_held(ue_ksym_event_mutex);
-	if (en->attempt >= UE_FAULT_ATTEMPTS)
-		return;
-	en->attempt++;
+	if (!contended) {
+		if (en->attempt >= UE_FAULT_ATTEMPTS)
+			return;
+		en->attempt++;
+	}
 	/* Without memory for it, the next state change tries again. */
 	fault = kmalloc(sizeof(*fault), GFP_KERNEL);
 	if (!fault)
@@ -294,13 +326,16 @@ static void ue_enabler_fault_later(struct ue_enabler *en)
 /* Write the event's state into the enabler's word; event_mutex held. */
 static void ue_enabler_write(struct ue_enabler *en)
 {
+	int ret;
+
 	lockdep_assert_held(ue_ksym_event_mutex);
 	/* A queued fault-in writes the state it finds when it is done. */
 	if (en->faulting || en->freeing)
 		return;
-	if (ue_bit_write(en->um, en->addr, en->bit, en->word32,
-			 READ_ONCE(en->ev->status)) == -EFAULT)
-		ue_enabler_fault_later(en);
+	ret = ue_bit_write(en->um, en->addr, en->bit, en->word32,
+			   READ_ONCE(en->ev->status));
+	if (ret == -EFAULT || ret == -EBUSY)
+		ue_enabler_fault_later(en, ret == -EBUSY);
 }
 
 static void ue_enabler_fault_work(struct work_struct *work)
@@ -427,7 +462,6 @@ static struct mmu_notifier *ue_mn_alloc(struct mm_struct *mm)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&um->enablers);
 	INIT_WORK(&um->release_work, ue_mm_release_work);
-	INIT_WORK(&um->mmput_work, ue_mm_mmput_work);
 	atomic_inc(&ue_nr_notifiers);
 	return &um->mn;
 }
@@ -607,9 +641,10 @@ bool ue_enabler_exists(u64 addr, u8 bit)
 /*
  * Add an enabler holding a reference on @ev (consumed either way): write the
  * event's current state into the word and list the enabler, under one hold
- * of event_mutex; never faults. Where the word is not present and
- * writable: a registration (@later false) fails with -EFAULT, for its caller
- * to fault in outside every lock and try again; a forked child's copy
+ * of event_mutex; never faults, never waits for the mmap lock. Where the
+ * word is not present and writable, or the lock is taken: a registration
+ * (@later false) fails with -EFAULT or -EBUSY, for its caller to fault in
+ * or wait outside every lock and try again; a forked child's copy
  * (@later true) is listed anyway and faulted in by a work item, like any
  * later state change, so that a fault waiting on user space holds up no
  * fork and nobody's registration (issue 12, item 3).
@@ -631,12 +666,12 @@ static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 
 	mutex_lock(ue_ksym_event_mutex);
 	ret = ue_bit_write(um, addr, bit, word32, READ_ONCE(ev->status));
-	if (!ret || (ret == -EFAULT && later)) {
+	if (!ret || ((ret == -EFAULT || ret == -EBUSY) && later)) {
 		/* Oldest first: unregistering in that order stops early. */
 		list_add_tail_rcu(&en->link, &um->enablers);
 		list_add(&en->ev_link, &ev->enablers);
 		if (ret)
-			ue_enabler_fault_later(en);
+			ue_enabler_fault_later(en, ret == -EBUSY);
 		ret = 0;
 	}
 	mutex_unlock(ue_ksym_event_mutex);
@@ -686,6 +721,14 @@ void ue_enabler_prepare_end(bool failed)
 int ue_enabler_fault_in(u64 addr, u8 bit, bool word32)
 {
 	return ue_fault_in(current->mm, addr, bit, word32);
+}
+
+int ue_enabler_wait_mm(void)
+{
+	if (mmap_read_lock_killable(current->mm))
+		return -EINTR;
+	mmap_read_unlock(current->mm);
+	return 0;
 }
 
 int ue_enabler_clear(u64 addr, u8 bit, bool word32)

@@ -36,7 +36,8 @@ int ue_enabler_prepare(void);
 /*
  * DIAG_IOCSREG rows 20-21: an enabler of @ev for current, its bit written
  * with the event's state before this returns; 0 or a negative errno,
- * -EFAULT if the word is not present and writable, -EAGAIN if current's
+ * -EFAULT if the word is not present and writable, -EBUSY if current's
+ * mmap lock is taken (ue_enabler_wait_mm(), unlocked), -EAGAIN if current's
  * address space is not tracked (ue_enabler_prepare() again, unlocked).
  */
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg);
@@ -49,11 +50,20 @@ void ue_enabler_prepare_end(bool failed);
 
 /* DIAG_IOCSUNREG (spec 1.7): 0 or -ENOENT; the bit is left as it is. */
 int ue_enabler_unregister(u64 addr, u8 bit, bool *word32);
-/* Clear the bit in current's memory: 0, or -EFAULT if not present. */
+/*
+ * Clear the bit in current's memory: 0, -EFAULT if not present, or -EBUSY
+ * if current's mmap lock is taken.
+ */
 int ue_enabler_clear(u64 addr, u8 bit, bool word32);
 
 /* Fault the word in for writing, with no lock held: 0 if it is. */
 int ue_enabler_fault_in(u64 addr, u8 bit, bool word32);
+/*
+ * Wait, with no lock held, until current's mmap lock is free for reading:
+ * 0, or -EINTR if current was killed meanwhile. The functions above that
+ * write a word return -EBUSY where they found it taken (issue 30, item 2).
+ */
+int ue_enabler_wait_mm(void);
 
 /* The event's status changed: rewrite all its bits; event_mutex held. */
 void ue_enablers_update(struct ue_event *ev);

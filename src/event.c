@@ -468,10 +468,13 @@ void ue_events_settle(void)
 
 	/*
 	 * A flush waits only for the work queued before it, and work queues
-	 * work: an address space's last put (mmput_work) runs exit_mmap(),
-	 * whose release queues the detach when event_mutex is taken, and
-	 * the detach may put an event. Each round finishes one link of
-	 * every chain that was under way; none is longer than three. A
+	 * work: an address space's detach (release_work, queued by its
+	 * release or by a write that dropped its last user) may put an
+	 * event, whose removal is another item. Each round finishes one link
+	 * of every chain that was under way; none is longer than two. No
+	 * item waits on user space: the teardown of an address space whose
+	 * last user a write dropped, which waits for the process's AIO in
+	 * flight, is not on ue_wq (enabler.c ue_mm_put(); issue 30, item 4). A
 	 * bounded number of rounds, so that others queueing all the time
 	 * cannot keep a caller here (race_test exit-wait saw a child's exit
 	 * not in effect after one flush: issue 12, item 12). An idle queue

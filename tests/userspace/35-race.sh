@@ -53,6 +53,19 @@ echo 1 >/sys/kernel/tracing/options/record-cmd
 # slub_debug poisoning, a splat).
 race open_delete 7 20000 open-delete 20
 
+# Site 2 again (issue 30, item 4): a process exits, an AIO read of a FUSE
+# file whose daemon holds it in flight, while a perf attach's bit write
+# holds the last user of its address space for a second; the address
+# space's teardown then waits for the read (exit_aio()). Registrations,
+# status reads and deletions elsewhere must not wait with it, and the exit
+# must be in effect for them. fuse_test opens and closes the window itself,
+# and releases the daemon at the end.
+/tests/bin/fuse_test aio-exit $P
+ue_eq aio_exit.exit_status $? 0
+echo 0 >$P/race_site
+ue_eq aio_exit.status_empty "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
+ue_eq aio_exit.state_empty "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
+
 # The "other" marker of user_events_status (issue 14, item 5): a probe
 # that is neither ftrace's nor perf's, attached through the race build's
 # other_probe parameter as another module could.

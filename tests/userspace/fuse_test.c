@@ -7,14 +7,27 @@
  * the event, must go on. Before the fix, kernels below 5.16 faulted the page
  * in under event_mutex (GUP without FOLL_NOFAULT), so both waited too.
  *
+ * The same daemon holds up a process's mmap lock (issue 30, item 2): a read
+ * of /proc/PID/mem at the FUSE page holds it while it waits, and a writer
+ * queued behind it makes every later reader wait; nothing global may wait
+ * for it (lock_queued()). With "aio-exit PARAMS" (35-race.sh, against
+ * user_events_race.ko, whose parameters are in PARAMS), an AIO read the
+ * daemon holds keeps the teardown of an exited process's address space
+ * waiting, and nothing else may wait for that (issue 30, item 4;
+ * aio_exit()).
+ *
  * The daemon is a few lines over /dev/fuse (no libfuse: the test is static):
  * one directory with one 4 KiB file, "f". Reads are held until the test
  * answers them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/aio_abi.h>
 #include <linux/fuse.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -75,6 +88,8 @@ static void fuse_handle(struct fuse_in_header *in, void *arg)
 		o.init.max_readahead = init->max_readahead;
 		o.init.max_write = 4096;
 		o.init.time_gran = 1;
+		/* O_DIRECT reads of an AIO stay in flight (aio_exit()). */
+		o.init.flags = init->flags & FUSE_ASYNC_DIO;
 		fuse_reply(in->unique, 0, &o.init, sizeof(o.init));
 		break;
 	case FUSE_LOOKUP:
@@ -303,7 +318,319 @@ static void mem_locked(void)
 	UE_EQ("fuse.mem_registered", ue_child_exit_status(locked.pid), 0);
 }
 
-int main(void)
+/* Wait up to 5 s for *@word & @mask to become @want. */
+static int wait_bits_5s(volatile __u32 *word, __u32 mask, __u32 want)
+{
+	int i;
+
+	for (i = 0; i < 4 && !ue_wait_bits(word, mask, want); i++)
+		;
+	return ue_wait_bits(word, mask, want);
+}
+
+/*
+ * Issue 30, item 2: process L has a reader of its mmap lock that waits on
+ * the daemon (a read of /proc/self/mem at the FUSE page) and a writer
+ * queued behind it (mmap()), so every later reader of the lock waits too.
+ * L is tracked, with an enabler of en_fuse_lk; a third thread of L then
+ * registers en_fuse_lk2, whose word is elsewhere (not on FUSE). Before the
+ * fix that thread waited for L's mmap lock holding ue_reg_mutex and
+ * event_mutex, and every registration, status read and ftrace enable on
+ * the machine waited with it. Only L may wait: another process's
+ * registration and status read, and an ftrace enable of en_fuse_lk (whose
+ * bit is in L), finish within 5 s; once the daemon answers, L's
+ * registration succeeds and its en_fuse_lk bit is set.
+ */
+static __u32 lk_word;
+static volatile __u32 lk_word2;
+static char lk_cmd2[] = "en_fuse_lk2 u32 a";
+static int lk_go = -1, lk_ready = -1, lk_wake[2];
+
+/* L's writer: mmap() once woken, behind the stuck reader. */
+static void *lk_mmap_fn(void *unused)
+{
+	char x;
+
+	(void)unused;
+	if (read(lk_wake[0], &x, 1) != 1 ||
+	    mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+		_exit(7);
+	return NULL;
+}
+
+/*
+ * L: exits 0, or with the number of the step that failed. Once the writer
+ * is queued, L's own page faults wait for the lock too (all of them before
+ * 6.4, which has no per-VMA locks), and so does pthread_create(), which
+ * maps the new thread's stack: the registration would wait before it ever
+ * reached the module. So the threads are made first, and every page L has
+ * then is locked in (mlockall()), before the FUSE page is mapped; the
+ * ioctl's string and word are touched before that.
+ */
+static int lock_queued_child(void)
+{
+	pthread_t reader, mapper;
+	int fd = ue_open_data();
+	void *page;
+	char x;
+
+	if (fd < 0 || ue_reg(fd, "en_fuse_lk u32 a", &lk_word, 0, 0, NULL))
+		_exit(3);
+	lk_word2 = 0;
+	if (!*(volatile char *)&lk_cmd2[0] ||
+	    !*(volatile char *)&lk_cmd2[sizeof(lk_cmd2) - 2])
+		_exit(4);
+	usleep(1000);
+	if (pipe(lk_wake) || pthread_create(&mapper, NULL, lk_mmap_fn, NULL))
+		_exit(4);
+	if (mlockall(MCL_CURRENT))
+		_exit(11);
+	page = mmap(NULL, FILE_SIZE, PROT_READ, MAP_PRIVATE, mem_file, 0);
+	if (page == MAP_FAILED ||
+	    pthread_create(&reader, NULL, mem_read_fn, page))
+		_exit(4);
+	/* The daemon holds the reader's read: queue the writer behind it. */
+	if (read(lk_go, &x, 1) != 1 || write(lk_wake[1], "", 1) != 1)
+		_exit(5);
+	usleep(200000);
+	if (write(lk_ready, "", 1) != 1)
+		_exit(6);
+	if (ue_reg(fd, lk_cmd2, (__u32 *)&lk_word2, 0, 0, NULL))
+		_exit(8);
+	pthread_join(reader, NULL);
+	pthread_join(mapper, NULL);
+	/* Enabled for ftrace meanwhile: the fault worker writes the bit. */
+	if (!wait_bits_5s(&lk_word, 1, 1))
+		_exit(9);
+	if (ue_unreg(fd, (__u32 *)&lk_word2, 0) || ue_unreg(fd, &lk_word, 0))
+		_exit(10);
+	return 0;
+}
+
+static int enable_lk(void)
+{
+	return ue_enable("en_fuse_lk", 1);
+}
+
+static void lock_queued(void)
+{
+	struct ue_child other, enabler, locked;
+	int go[2], ready[2], seen, status;
+	char x;
+
+	pthread_mutex_lock(&held_lock);
+	seen = reads_seen;
+	pthread_mutex_unlock(&held_lock);
+	UE_EQ("fuse.lock_page_dropped", fuse_drop_page(mem_file), 1);
+	UE_EQ("fuse.lock_fork_other", ue_child_ready(&other, ue_others_work), 0);
+	UE_EQ("fuse.lock_fork_enabler", ue_child_ready(&enabler, enable_lk), 0);
+	UE_EQ("fuse.lock_pipes", pipe(go) || pipe(ready), 0);
+	lk_go = go[0];
+	lk_ready = ready[1];
+	UE_EQ("fuse.lock_fork", ue_child_ready(&locked, lock_queued_child), 0);
+	close(go[0]);
+	close(ready[1]);
+	if (write(locked.go, "", 1) != 1)
+		ue_failures++;
+	close(locked.go);
+	UE_EQ("fuse.lock_reads_page", fuse_wait_reads(seen + 1), 1);
+	if (write(go[1], "", 1) != 1)
+		ue_failures++;
+	UE_EQ("fuse.lock_registering", read(ready[0], &x, 1), 1);
+	usleep(300000);
+	UE_EQ("fuse.lock_others_not_blocked", ue_child_run(&other, 5), 1);
+	UE_EQ("fuse.lock_enable_not_blocked", ue_child_run(&enabler, 5), 1);
+	/* L's own registration waits for its lock, as it must. */
+	UE_EQ("fuse.lock_child_waits", waitpid(locked.pid, &status, WNOHANG), 0);
+	UE_EQ("fuse.lock_answered", fuse_answer_reads() >= 1, 1);
+	if (other.pid > 0)
+		waitpid(other.pid, NULL, 0);
+	if (enabler.pid > 0)
+		waitpid(enabler.pid, NULL, 0);
+	UE_EQ("fuse.lock_registered", ue_child_exit_status(locked.pid), 0);
+	UE_EQ("fuse.lock_disable", ue_enable("en_fuse_lk", 0), 0);
+	close(go[1]);
+	close(ready[0]);
+}
+
+/*
+ * Issue 30, item 4, with user_events_race.ko waiting a second at the bit
+ * write while it holds a user of the address space (race_site 2): process
+ * P has an enabler of ue_aio and an AIO read of the FUSE file in flight,
+ * which the daemon holds, and exits while a perf attach of ue_aio writes
+ * its bit. The write then drops the last user of P's address space, whose
+ * teardown (__mmput(): exit_aio()) waits for the read. Before the fix the
+ * teardown ran on the module's queue that every registration, deletion and
+ * status read drains first, so they all waited for the daemon. Now they
+ * finish within 5 s, and P's exit is in effect: ue_aio, which only P used,
+ * is deleted.
+ */
+static int aio_ready = -1, aio_go = -1;
+static atomic_int perf_tid;
+
+static int aio_child(void)
+{
+	static char buf[FILE_SIZE] __attribute__((aligned(4096)));
+	struct iocb cb, *cbs[1] = { &cb };
+	aio_context_t ctx = 0;
+	static __u32 word;
+	int fd = ue_open_data(), file;
+	char x;
+
+	if (fd < 0 || ue_reg(fd, "ue_aio u32 a", &word, 0, 0, NULL))
+		_exit(3);
+	file = open(MNT "/f", O_RDONLY | O_DIRECT);
+	if (file < 0 || syscall(__NR_io_setup, 1, &ctx))
+		_exit(4);
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_fildes = file;
+	cb.aio_lio_opcode = IOCB_CMD_PREAD;
+	cb.aio_buf = (__u64)(uintptr_t)buf;
+	cb.aio_nbytes = FILE_SIZE;
+	if (syscall(__NR_io_submit, ctx, 1, cbs) != 1)
+		_exit(5);
+	if (write(aio_ready, "", 1) != 1)
+		_exit(6);
+	/* Exit, the read in flight, when told. */
+	if (read(aio_go, &x, 1) != 1)
+		_exit(7);
+	_exit(0);
+}
+
+/*
+ * A perf event of CPU 0 for every task, as race_test's toggle_loop: a
+ * task's event would patch __schedule's jump label, where QEMU's TCG can
+ * run a stale int3 (docs/testing.md).
+ */
+static void *aio_perf_fn(void *pfd)
+{
+	struct perf_event_attr pe;
+
+	atomic_store(&perf_tid, (int)syscall(SYS_gettid));
+	*(int *)pfd = ue_perf_attr("ue_aio", &pe) ? -1 :
+		syscall(__NR_perf_event_open, &pe, -1, 0, -1, 0);
+	return NULL;
+}
+
+/*
+ * Whether thread @tid of this process waits in the module's race window:
+ * 1 or 0, -1 if the kernel does not show where threads wait.
+ */
+static int in_race_window(pid_t tid)
+{
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", tid);
+	if (ue_read_text(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strstr(buf, "ue_race_window") != NULL;
+}
+
+static int aio_del(void)
+{
+	int fd = ue_open_data();
+
+	return fd < 0 || ue_del(fd, "ue_aio");
+}
+
+static int race_param(const char *params, const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", params, name);
+	return ue_write_text(path, val, O_TRUNC);
+}
+
+static void aio_exit(const char *params)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct ue_child other, del;
+	struct pollfd pfd_ready;
+	int ready[2], go[2], seen, i, reaped = 0, in_window = 0, pfd = -1;
+	pid_t pid;
+	pthread_t t;
+	char x;
+
+	UE_EQ("aio_exit.create", ue_write_text(TRACEFS "/dynamic_events",
+					       "u:ue_aio u32 a", O_APPEND), 0);
+	UE_EQ("aio_exit.fork_other", ue_child_ready(&other, ue_others_work), 0);
+	UE_EQ("aio_exit.fork_del", ue_child_ready(&del, aio_del), 0);
+	pthread_mutex_lock(&held_lock);
+	seen = reads_seen;
+	pthread_mutex_unlock(&held_lock);
+	UE_EQ("aio_exit.pipes", pipe(ready) || pipe(go), 0);
+	aio_ready = ready[1];
+	aio_go = go[0];
+	pid = fork();
+	if (!pid)
+		_exit(aio_child());
+	close(ready[1]);
+	close(go[0]);
+	/* A read that is not asynchronous would keep P in io_submit(). */
+	pfd_ready.fd = ready[0];
+	pfd_ready.events = POLLIN;
+	UE_EQ("aio_exit.submitted", poll(&pfd_ready, 1, 5000) == 1 &&
+	      read(ready[0], &x, 1) == 1, 1);
+	UE_EQ("aio_exit.read_held", fuse_wait_reads(seen + 1), 1);
+
+	/* A perf attach writes P's bit, and waits there a second. */
+	UE_EQ("aio_exit.window_us", race_param(params, "race_us", "1000000"), 0);
+	UE_EQ("aio_exit.window_site", race_param(params, "race_site", "2"), 0);
+	if (pthread_create(&t, NULL, aio_perf_fn, &pfd)) {
+		ue_result("aio_exit.perf_thread", 0, strerror(errno));
+		/* The children, never started, see EOF and exit. */
+		close(other.go);
+		close(del.go);
+		goto answer;
+	}
+	for (i = 0; i < 500 && !in_window; i++) {
+		in_window = atomic_load(&perf_tid) ?
+			    in_race_window(atomic_load(&perf_tid)) : 0;
+		if (!in_window)
+			nanosleep(&ts, NULL);
+	}
+	/* Without /proc/PID/stack, 300 ms is well inside the second. */
+	if (in_window < 0) {
+		printf("# aio_exit: no /proc/PID/stack, waiting 300 ms\n");
+		usleep(300000);
+	} else {
+		UE_EQ("aio_exit.in_window", in_window, 1);
+	}
+	/* P exits meanwhile: the write holds the last user of its mm. */
+	if (write(go[1], "", 1) != 1)
+		ue_failures++;
+	for (i = 0; i < 500 && !reaped; i++) {
+		reaped = waitpid(pid, NULL, WNOHANG) == pid;
+		if (!reaped)
+			nanosleep(&ts, NULL);
+	}
+	UE_EQ("aio_exit.reaped", reaped, 1);
+	pthread_join(t, NULL);
+	race_param(params, "race_site", "0");
+	UE_EQ("aio_exit.perf_open", pfd >= 0, 1);
+	if (pfd >= 0)
+		close(pfd);
+
+	UE_EQ("aio_exit.others_not_blocked", ue_child_run(&other, 5), 1);
+	UE_EQ("aio_exit.exit_in_effect", ue_child_run(&del, 5), 1);
+answer:
+	race_param(params, "race_site", "0");
+	UE_EQ("aio_exit.answered", fuse_answer_reads() >= 1, 1);
+	/* P, if it was never told to exit, sees EOF. */
+	close(go[1]);
+	if (!reaped)
+		waitpid(pid, NULL, 0);
+	if (other.pid > 0)
+		waitpid(other.pid, NULL, 0);
+	if (del.pid > 0)
+		waitpid(del.pid, NULL, 0);
+	/* Whatever failed above, ue_aio goes now. */
+	ue_write_text(TRACEFS "/dynamic_events", "-:ue_aio", O_APPEND);
+	close(ready[0]);
+}
+
+int main(int argc, char **argv)
 {
 	struct reg_call c = { .fd = ue_open_data() };
 	struct ue_child other_reg, enabler;
@@ -311,7 +638,9 @@ int main(void)
 	volatile __u32 *w;
 	int file;
 
-	ue_suite = "fuse";
+	ue_suite = argc > 2 && !strcmp(argv[1], "aio-exit") ? "race" : "fuse";
+	/* A child that failed early has closed its pipe: EPIPE, not death. */
+	signal(SIGPIPE, SIG_IGN);
 	if (access("/dev/fuse", F_OK) && !access("/modules/fuse.ko", F_OK))
 		UE_EQ("fuse.insmod", system("insmod /modules/fuse.ko"), 0);
 	UE_EQ("fuse.mount", fuse_mount(), 0);
@@ -321,6 +650,10 @@ int main(void)
 	UE_EQ("fuse.open", file >= 0, 1);
 	if (file < 0)
 		return 1;
+	if (argc > 2 && !strcmp(argv[1], "aio-exit")) {
+		aio_exit(argv[2]);
+		goto out;
+	}
 	w = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, file, 0);
 	UE_EQ("fuse.mmap", w != MAP_FAILED, 1);
 	if (w == MAP_FAILED)
@@ -365,6 +698,9 @@ int main(void)
 	/* A first registration while the process's mmap lock is held. */
 	mem_file = file;
 	mem_locked();
+	/* A process's mmap lock with a writer queued behind a stuck reader. */
+	lock_queued();
+out:
 	close(file);
 	close(c.fd);
 	UE_EQ("fuse.umount", umount2(MNT, MNT_DETACH), 0);
