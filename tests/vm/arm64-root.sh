@@ -2,9 +2,8 @@
 # An arm64 Debian root of one release on this amd64 machine (issue 15), run
 # through qemu-user: the Debian package installed there as on an arm64
 # machine, with DKMS building the module natively for Debian's arm64 kernel.
-# (Its "tools" command made the arm64 VMs' perf and trace-cmd until make
-# check took them from their .debs instead, tests/vm/cross-tools.sh, issue
-# 28 item 4: make check no longer runs it; it stays to compare the two.)
+# (The arm64 VMs' perf and trace-cmd come from their .debs unpacked on the
+# host, tests/vm/cross-tools.sh, no longer from this root: issue 28, item 4.)
 #
 #   $UE_CACHE/chroots/<release>-arm64/   debootstrap --arch=arm64, cached
 #
@@ -23,10 +22,6 @@
 #
 # Usage: arm64-root.sh root RELEASE
 #            the root, made once (cached) and its apt lists fresh
-#        arm64-root.sh tools RELEASE OUT
-#            linux-perf and trace-cmd installed in the root (cached), and the
-#            real perf binary and trace-cmd staged into OUT with every shared
-#            library they need and the dynamic loader, at their own paths
 #        arm64-root.sh dkms RELEASE DEB WORK [HEADERS]
 #            in an overlay over the root (thrown away): the headers package
 #            HEADERS (default: that of the release's newest 6.12 arm64
@@ -122,64 +117,6 @@ ue_arm64_archives() { # RELEASE
 	echo "$a"
 }
 
-# ue_arm64_tools RELEASE OUT: perf and trace-cmd of the release's arm64
-# root, staged into OUT as check.sh's stage_tools does for amd64. Their
-# libraries are what the root's ldd lists (run in the root, under
-# qemu-user), copied from the root at the same paths, the loader
-# included; OUT is bound into the root for it.
-ue_arm64_tools() {
-	local r=$1 out=$2 n=$1-arm64 c a
-	c=$(ue_chroot_dir "$n")
-	ue_arm64_root "$r" || return 1
-	a=$(ue_arm64_archives "$r")
-	# shellcheck disable=SC2016
-	if ! ue_chroot_run "$n" dpkg-query -W -f='${Status}\n' linux-perf trace-cmd 2>/dev/null |
-	     grep -c 'ok installed' | grep -qx 2; then
-		timed "apt-get install linux-perf trace-cmd (arm64 root)" "$c.apt.log" \
-			ue_chroot_run "$n" --bind "$a:/var/cache/apt/archives" \
-			apt-get -y -q install --no-install-recommends linux-perf trace-cmd ||
-			{ log "apt-get install linux-perf trace-cmd failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
-	fi
-	rm -rf "$out" && mkdir -p "$out" || return 1
-	out=$(cd "$out" && pwd)
-	# shellcheck disable=SC2016
-	timed "staging perf and trace-cmd" - \
-		ue_chroot_run "$n" --bind "$out:/ue-out" bash -c '
-		troot=/ue-out
-		stage_elf() { # file guest-path
-			local f=$1 dest=$2 libs lib real
-			libs=$(ldd "$f") || { echo "ldd $f failed" >&2; return 1; }
-			if grep -q "not found" <<<"$libs"; then
-				echo "$f: missing libraries: $(grep "not found" <<<"$libs" | tr -d "\t" | tr "\n" " ")" >&2
-				return 1
-			fi
-			install -D -m 755 "$f" "$troot$dest" || return 1
-			for lib in $(awk '\''$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'\'' <<<"$libs"); do
-				[ -e "$troot$lib" ] && continue
-				real=$(readlink -f "$lib")
-				# (the loader must stay executable)
-				install -D -m "$(stat -c %a "$real")" "$real" "$troot$lib" || return 1
-			done
-		}
-		# Debian'\''s /usr/bin/perf may be a wrapper that execs perf_<version>.
-		perf=/usr/bin/perf
-		if [ "$(head -c 4 "$perf" | tail -c 3)" != ELF ]; then
-			perf=$(ls -v /usr/bin/perf_[0-9]* 2>/dev/null | tail -1)
-			[ -n "$perf" ] || { echo "/usr/bin/perf is a wrapper and no /usr/bin/perf_<version> exists" >&2; exit 1; }
-		fi
-		stage_elf "$perf" /usr/bin/perf && stage_elf /usr/bin/trace-cmd /usr/bin/trace-cmd
-	' || return 1
-	# The staged binaries run with nothing but the staged tree (trace-cmd
-	# exits 255 after any usage or version text: its output is checked).
-	local pv tv
-	pv=$(qemu-aarch64-static -L "$out" "$out/usr/bin/perf" --version 2>&1)
-	grep -q '^perf version' <<<"$pv" || { log "the staged perf does not run: $pv"; return 1; }
-	tv=$(qemu-aarch64-static -L "$out" "$out/usr/bin/trace-cmd" version 2>&1)
-	grep -q '^trace-cmd version' <<<"$tv" ||
-		{ log "the staged trace-cmd does not run: $tv"; return 1; }
-	log "staged into $out: $pv, $(grep -m1 '^trace-cmd version' <<<"$tv"); $(find "$out" -type f | wc -l) files, $(du -sm "$out" | cut -f1) MB"
-}
-
 # ue_arm64_headers RELEASE HEADERS WORK: the headers package HEADERS and
 # dkms installed in the cached root (once), and no other linux-headers or
 # linux-image package. Trixie's headers depend on the kernel image, whose
@@ -264,11 +201,11 @@ ue_arm64_dkms() {
 }
 
 # ue_arm64_lock RELEASE: hold the root's lock until this script exits. Each
-# command changes the cached root (its debootstrap, apt lists, tools,
-# headers), and check.sh runs "tools" beside the install test's "dkms": on
-# a cold cache the first still ran apt-get in the root (its debootstrap
-# under qemu-user took an hour beside the VMs) when the second began, whose
-# apt-get then failed on dpkg's lock. The second waits here instead, for
+# command changes the cached root (its debootstrap, apt lists, headers),
+# and check.sh runs "root" early beside the VMs and the install test's
+# "dkms" later: on a cold cache one still ran apt-get in the root (its
+# debootstrap under qemu-user took an hour beside the VMs) when the other
+# began, whose apt-get then failed on dpkg's lock. The second waits here instead, for
 # UE_ARM64_LOCK_WAIT seconds at most (default 5400: the slowest cold root
 # seen took 3834 s), so that a process that kept the lock's descriptor
 # cannot hang a run.
@@ -287,9 +224,7 @@ ue_arm64_lock() {
 case ${1:-} in
 root)	[ $# = 2 ] || die "usage: $0 root RELEASE"
 	timed "root $2-arm64" - ue_arm64_root "$2" ;;
-tools)	[ $# = 3 ] || die "usage: $0 tools RELEASE OUT"
-	timed "tools $2-arm64" - ue_arm64_tools "$2" "$3" ;;
 dkms)	[ $# = 4 ] || [ $# = 5 ] || die "usage: $0 dkms RELEASE DEB WORK [HEADERS]"
 	timed "dkms $2-arm64" - ue_arm64_dkms "$2" "$3" "$4" "${5:-}" ;;
-*)	die "usage: $0 root RELEASE | tools RELEASE OUT | dkms RELEASE DEB WORK [HEADERS]" ;;
+*)	die "usage: $0 root RELEASE | dkms RELEASE DEB WORK [HEADERS]" ;;
 esac
