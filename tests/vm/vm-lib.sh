@@ -191,12 +191,23 @@ ue_console_text() {
 	tr -d '\r' | perl -0pe '1 while s/^([^\n]*?[^\n])(\[ *\d+\.\d+\] [^\n]*\n)/$2$1/m'
 }
 
+# ue_qemu_died_early STATUS CONSOLE: whether ue_boot's STATUS says QEMU was
+# killed by a signal (128+N), as by one of its own assertions, before the
+# guest printed UE-BOOTED in CONSOLE, so before anything of the module ran.
+# Seen once under multi-threaded TCG: "iotlb_to_section: Assertion
+# 'section_index < d->map.sections_nb' failed" while the guest probed its
+# PCI devices (docs/testing.md). Such a boot is tried again.
+ue_qemu_died_early() {
+	[ "$1" -gt 128 ] && ! grep -q 'UE-BOOTED' "$2" 2>/dev/null
+}
+
 # ue_boot_checked KROOT INITRD CONSOLE-LOG TIMEOUT: ue_boot, and its console
 # in CONSOLE-LOG.txt (ue_console_text). QEMU's defects are not the
 # module's: a VM that QEMU's stale int3 ended, or whose guest did not reach
 # user space ("UE-BOOTED", before anything of the module runs) within
 # UE_VM_BOOT_TIMEOUT seconds (default 120; boots take about 5), or whose
-# QEMU died by a signal before that, is booted again, up to twice, each time said in a "NOTE: ..." line on standard
+# QEMU died by a signal before that (ue_qemu_died_early), is booted again,
+# up to twice, each time said in a "NOTE: ..." line on standard
 # output (the log it left kept as CONSOLE-LOG.int3-N.txt or .hung-N.txt);
 # any other splat is left for the caller to fail on. Returns the status of
 # the last ue_boot (125: the guest never reached user space).
@@ -211,10 +222,7 @@ ue_boot_checked() {
 		if [ $rc = 125 ]; then
 			mv "$log.txt" "$log.hung-$n.txt"
 			echo "NOTE: $name: the guest did not reach user space in ${UE_VM_BOOT_TIMEOUT:-120}s (QEMU under multi-threaded TCG; nothing of the module had run), see docs/testing.md; booted once more (that log: $log.hung-$n.txt)"
-		elif [ $rc -gt 128 ] && ! grep -q 'UE-BOOTED' "$log.txt"; then
-			# (QEMU killed by a signal, as by one of its own assertions,
-			# before anything of the module ran: seen once under
-			# multi-threaded TCG, "iotlb_to_section: Assertion ...")
+		elif ue_qemu_died_early $rc "$log.txt"; then
 			mv "$log.txt" "$log.died-$n.txt"
 			cp "$log.qemu" "$log.died-$n.qemu" 2>/dev/null
 			echo "NOTE: $name: QEMU died before the guest's user space (status $rc: $(grep -v '^$' "$log.qemu" 2>/dev/null | tail -1 | cut -c1-160)), see docs/testing.md; booted once more (that log: $log.died-$n.txt)"
