@@ -43,10 +43,11 @@ ue_pkgs_demo_arm64=("${ue_pkgs_demo[@]}" "${ue_pkgs_arm64[@]}" debootstrap)
 # pgrep to see other QEMU processes during the scaling rows.
 ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 	       systemtap-sdt-dev binutils procps)
-ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
+ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" ninja-build
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
 	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static pkgconf)
-# (make check has debootstrap too: it makes a chroot of each Debian release
+# (make check runs its job graph with ninja, tests/vm/graph.sh; it has
+# debootstrap too: it makes a chroot of each Debian release
 # to build the module in, and qemu-user-static for the arm64 root of the
 # install test (tests/vm/arm64-root.sh: the .deb with DKMS there) and to run
 # the arm64 perf and trace-cmd once they are staged (tests/vm/cross-tools.sh,
@@ -77,7 +78,7 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		openssl modinfo depmod perf trace-cmd git debootstrap unshare chroot mount
 		curl xargs renice aarch64-linux-gnu-gcc aarch64-linux-gnu-objcopy
 		qemu-system-aarch64 qemu-aarch64-static mountpoint flock pkg-config
-		aarch64-linux-gnu-readelf sha256sum)
+		aarch64-linux-gnu-readelf sha256sum ninja)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 ue_progs_soak=("${ue_progs_check[@]}" awk)
 ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb

@@ -67,6 +67,12 @@ debs_built() {
 	make_deb() {
 		make -C "$1" deb >"$1.deb.log" 2>&1 && cp "$1"/build/deb/*.deb "$debs/"
 	}
+	# (make check runs the releases' steps at once: the first builds them,
+	# the others wait on the lock)
+	local lk
+	mkdir -p "$(dirname "$debs")" && exec {lk}>"$debs.lock" ||
+		{ hres fail debs_built "cannot open $debs.lock"; return 1; }
+	flock "$lk"
 	if [ ! -f "$debs/.done" ]; then
 		rm -rf "$debs" && mkdir -p "$debs"
 		mkdir -p "$debs/src"
@@ -89,11 +95,13 @@ debs_built() {
 			echo "$prev" >"$debs/.done"
 		else
 			hres fail debs_built "see $debs/src.deb.log and $debs/prev.deb.log"
+			exec {lk}>&-
 			return 1
 		fi
 		# autopkgtest reads the source tree: without what a build left in it.
 		rm -rf "$debs/src/build" "$debs/prev"
 	fi
+	exec {lk}>&-
 	prev=$(cat "$debs/.done")
 }
 

@@ -187,13 +187,24 @@ ue_chroot_cross() {
 # the headers depend on), as DKMS builds it there; or against KDIR, an
 # absolute path (a cross build's headers in the cache, ue_chroot_cross).
 # OUT's parent is bound at its own path (the cache always is).
+# With UE_CHROOT_CCACHE=DIR (make check's own builds, stage-build.sh): the
+# compiler runs through the chroot's ccache, its cache in DIR/RELEASE, and
+# OUT's parent is bound at /ue-build instead, so that the sources' paths,
+# which ccache's hash includes, are the same from any checkout.
 ue_chroot_build_module() {
-	local r=$1 root=$2 out=$3 kdir=$4
+	local r=$1 root=$2 out=$3 kdir=$4 at pre=()
 	shift 4
 	[[ $kdir == /* ]] || kdir=/usr/src/linux-headers-$kdir
 	rm -rf "$out"; mkdir -p "$out"
 	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
 		"$root/include" "$root/scripts" "$out/"
-	ue_chroot_run "$r" --bind "$(dirname "$out")" make -j"$(nproc)" -C "$out" \
-		KDIR="$kdir" "$@" >"$out.log" 2>&1
+	at=$(dirname "$out")
+	if [ -n "${UE_CHROOT_CCACHE:-}" ]; then
+		at=/ue-build
+		mkdir -p "$UE_CHROOT_CCACHE/$r"
+		pre=(env PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin
+		     CCACHE_DIR="$UE_CHROOT_CCACHE/$r")
+	fi
+	ue_chroot_run "$r" --bind "$(dirname "$out"):$at" "${pre[@]}" make -j"$(nproc)" \
+		-C "$at/$(basename "$out")" KDIR="$kdir" "$@" >"$out.log" 2>&1
 }

@@ -1,0 +1,158 @@
+#!/bin/bash
+# make check's job graph, stated once: every job, the jobs it waits for and
+# the pool whose slot it holds, written as build/check/build.ninja for ninja
+# to run (and the jobs' names, a line each, in build/check/jobs.list; each
+# job and the jobs it waits for, tab-separated, in build/check/deps.tsv).
+# Reads build/check/env.sh (check.sh: the rows and their facts). A job is
+# "KIND.ARG" (modules.6.1, vm.debug, install-steps.trixie-arm64), run by
+# tests/vm/job.sh KIND.ARG, and ends in build/check/stamps/KIND.ARG; what it
+# found is in the results, never in its exit status (job.sh).
+#
+# Pools, the resources a job holds:
+#   vm      a VM slot: UE_VM_JOBS (default 3). A Debian kernel's VM keeps
+#           about half a core busy (its length is set by the suites'
+#           fixed-time phases, not by CPU: docs/testing.md, Time)
+#   build   a core for a build: UE_BUILD_JOBS (default 2): module builds,
+#           the install test's steps, the heavier host checks
+#   kernel  our debug kernels' builds, one at a time (each is make -j)
+#   fetch   downloads, three at a time
+#   chroot  debootstraps, one at a time
+#   emu     qemu-user (the arm64 root), one
+# Within a pool, and among jobs ready at once, ninja starts them in the
+# order of this file: the VM rows longest first (the debug kernels' take 9
+# to 14 min, a Debian kernel's 2 to 5) and their modules in that order, the
+# install test's boots and user-events-run's checks last.
+set -uo pipefail
+
+vmdir=$(cd "$(dirname "$0")" && pwd)
+build=${UE_BUILD_DIR:?}
+# shellcheck source=/dev/null
+. "$build/env.sh"
+jobs=$build/jobs.list
+: >"$jobs"
+: >"$build/deps.tsv"
+
+# edge ID POOL [JOB...]: the job ID, holding a slot of POOL (- for none),
+# after the jobs named.
+edge() {
+	local id=$1 pool=$2 j deps=
+	shift 2
+	for j in "$@"; do deps="$deps stamps/$j"; done
+	printf 'build stamps/%s: job%s\n  id = %s\n' "$id" "${deps:+ |$deps}" "$id"
+	[ "$pool" = - ] || printf '  pool = %s\n' "$pool"
+	echo "$id" >>"$jobs"
+	printf '%s\t%s\n' "$id" "$*" >>"$build/deps.tsv"
+}
+# rows_of RELEASE ARCH: the Debian rows of RELEASE and ARCH.
+rows_of() {
+	local k
+	for k in $stock; do
+		[ "${krel[$k]}" = "$1" ] && [ "${karch[$k]}" = "$2" ] && echo "$k"
+	done
+}
+# fetches_of ROW...: the jobs that fetch them.
+fetches_of() { local k; for k in "$@"; do echo "fetch.$k"; done; }
+modules_of() { local k; for k in "$@"; do echo "modules.$k"; done; }
+
+# The VM rows, longest first: ours, the full rows with suite ids
+# (6.12-deb13), the other full amd64 rows, the arm64 rows, the short rows.
+order=
+for k in $debug_kernels; do order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" = full ] && [ "$k" = 6.12-deb13 ] && order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${karch[$k]}" = amd64 ] && [ "$k" != 6.12-deb13 ] && order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${karch[$k]}" != amd64 ] && order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" != full ] && order="$order $k"; done
+arches=$(for k in $order; do echo "${karch[$k]}"; done | sort -u | tr '\n' ' ')
+
+cat <<EOP
+# make check's job graph (tests/vm/graph.sh writes it; ninja runs it)
+ninja_required_version = 1.10
+builddir = .
+pool vm
+  depth = ${UE_VM_JOBS:-3}
+pool build
+  depth = ${UE_BUILD_JOBS:-2}
+pool kernel
+  depth = 1
+pool fetch
+  depth = 3
+pool chroot
+  depth = 1
+pool emu
+  depth = 1
+rule job
+  command = $vmdir/job.sh \$id
+  description = \$id
+
+EOP
+
+# --- what the VMs stand on ------------------------------------------------------
+[ -z "$stock" ] || edge resolve -
+for k in $debug_kernels; do edge "kernel.$k" kernel; done
+edge linux-source fetch
+for r in $releases; do edge "chroot.$r" chroot; done
+for k in $stock; do edge "fetch.$k" fetch resolve; done
+for r in $releases; do
+	# shellcheck disable=SC2046
+	edge "headers.$r" - "chroot.$r" $(fetches_of $(rows_of "$r" amd64) $(rows_of "$r" arm64))
+done
+for a in $arches; do
+	edge "userspace.$a" build
+	edge "selftests.$a" build linux-source
+	# (the arm64 perf and trace-cmd come from their .debs, cross-tools.sh)
+	edge "tools.$a" fetch
+done
+edge uapi -
+
+# --- modules and VMs, longest row first -------------------------------------------
+for k in $order; do
+	if [ "$k" != "${k#debug}" ]; then
+		edge "modules.$k" build "kernel.$k"
+	else
+		edge "modules.$k" build "headers.${krel[$k]}"
+	fi
+done
+for k in $order; do
+	a=${karch[$k]}
+	edge "vm.$k" vm "modules.$k" "userspace.$a" "selftests.$a" "tools.$a" uapi
+done
+
+if [ "$vms_only" != 1 ]; then
+	# --- host checks --------------------------------------------------------------
+	edge host.deps build resolve
+	edge host.timeline -
+	edge host.console -
+	edge host.boot-retry -
+	if [ "$sample" != "${sample#debug}" ]; then s=kernel.$sample; else s=fetch.$sample; fi
+	edge host.run build linux-source "$s"
+	edge host.package build "$s"
+
+	# --- the install test ---------------------------------------------------------
+	# Its steps in each release's chroot once the release's modules are built
+	# (its rows are those whose module built); the .deb with DKMS in an arm64
+	# root for a release's arm64 rows (arm64-root.sh, begun early under
+	# qemu-user); the boots of what DKMS built, last.
+	for r in $releases; do
+		rows=$(rows_of "$r" amd64)
+		# shellcheck disable=SC2086
+		[ -z "$rows" ] || edge "install-steps.$r" build userspace.amd64 $(modules_of $rows)
+		rows=$(rows_of "$r" arm64)
+		[ -n "$rows" ] || continue
+		# shellcheck disable=SC2046,SC2086
+		edge "arm64-root.$r" emu $(fetches_of $rows)
+		# shellcheck disable=SC2086
+		edge "install-steps.$r-arm64" build "arm64-root.$r" userspace.arm64 $(modules_of $rows)
+	done
+	for r in $releases; do
+		[ -z "$(rows_of "$r" amd64)" ] || edge "install-boot.$r" vm "install-steps.$r"
+		[ -z "$(rows_of "$r" arm64)" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64"
+	done
+
+	# --- user-events-run's checks ---------------------------------------------------
+	# (after the install steps of its release: both use its chroot's apt)
+	if [ -n "$run_kernel" ]; then
+		edge run vm "modules.$run_kernel" "install-steps.${krel[$run_kernel]}"
+	else
+		edge run -
+	fi
+fi

@@ -1,0 +1,51 @@
+#!/bin/bash
+# One job of make check's graph (tests/vm/graph.sh), as ninja runs it:
+#   job.sh KIND.ARG
+# with build/check/env.sh's facts (check.sh) and the stage files' functions:
+# job_KIND ARG (a "-" in KIND is "_" in the function's name). What the job
+# finds goes to the results (build/check/results), a line per check; it
+# then ends in build/check/stamps/KIND.ARG, with status 0: a failed check
+# never stops the jobs after it, which record their own (a job that cannot
+# do its work because of one before it says why, or says nothing where that
+# one already did). A non-zero status is a bug of the rig's, and check.sh
+# fails every job that never ended, by name.
+set -uo pipefail
+
+id=$1
+vmdir=$(cd "$(dirname "$0")" && pwd)
+build=${UE_BUILD_DIR:?}
+# shellcheck source=/dev/null
+. "$build/env.sh"
+. "$vmdir/vm-lib.sh"
+. "$vmdir/timeline.sh"
+. "$vmdir/apt-lib.sh"
+. "$vmdir/chroot-lib.sh"
+. "$vmdir/boot-lib.sh"
+for f in "$vmdir"/stage-*.sh; do
+	# shellcheck source=/dev/null
+	. "$f"
+done
+say() { printf '== %s\n' "$*"; }
+log() { printf '== %s\n' "$*"; }
+record() { echo "$*" >>"$results"; }
+# Our kernels' directories, once their jobs built them.
+for k in $debug_kernels; do
+	[ ! -f "$build/$k.kroot" ] || kroot[$k]=$(cat "$build/$k.kroot")
+done
+
+kind=${id%%.*} arg=
+[ "$kind" = "$id" ] || arg=${id#*.}
+# Priorities: a VM (and our kernels' builds, which the longest VMs wait
+# for) first; the module builds, which the other VMs wait for, next; the
+# rest after them.
+case $kind in
+vm | install-boot | run | kernel) ;;
+modules | headers | fetch | resolve | userspace | selftests | uapi | tools) renice -n 5 -p $$ >/dev/null ;;
+*) renice -n 10 -p $$ >/dev/null ;;
+esac
+# The job's own line, in build/check/graph.tsv (the critical path of
+# timeline-report.sh follows the graph's edges there); what it runs writes
+# its lines in timeline.tsv.
+run_job() { UE_TIMELINE=$build/timeline.tsv "job_${kind//-/_}" "$arg"; }
+UE_TIMELINE=$build/graph.tsv ue_job "$id" run_job
+touch "$build/stamps/$id"

@@ -1,0 +1,158 @@
+# make check's build stage (sourced by tests/vm/job.sh, bash): our debug
+# kernels (tests/kernel/build.sh), the module's four variants for every row,
+# the static test programs for each architecture's VMs, the upstream
+# selftests (tests/selftests/build.sh) and the UAPI header on its own.
+# A row's modules end in build/check/ROW.ready ("ok" or "fail"), which its
+# VM reads.
+
+# build_module KERNEL OUTDIR [make vars...]: a Debian kernel's module is
+# built in its release's chroot against /usr/src/linux-headers-<release>,
+# installed there by apt-get as on a user's machine (with the compiler the
+# headers depend on), through the chroot's ccache (the rig's own builds,
+# never DKMS's: UE_CHROOT_CCACHE, chroot-lib.sh); ours on this machine.
+build_module() {
+	local k=$1 out=$2 r=${krel[$1]:-}; shift 2
+	if [ -z "$r" ]; then
+		ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
+		return
+	fi
+	export UE_CHROOT_CCACHE=$UE_CACHE/ccache
+	# (another architecture's: cross-built against its headers in the
+	# cache, with the release's cross compiler, ue_chroot_cross)
+	# A kernel without CONFIG_KALLSYMS_ALL: its System.map, from its -dbg
+	# package (fetch-kernels.sh), as its user would name it.
+	local kr=${kroot[$k]} map
+	map=$kr/dbg/System.map-$(cat "$kr/release")
+	[ -s "$map" ] && set -- UE_SYSTEM_MAP="$map" "$@"
+	if [ "${karch[$k]:-amd64}" != amd64 ]; then
+		# (bookworm's headers need CROSS_COMPILE given: cross_headers)
+		[ -s "$kr/cross-make" ] && set -- "$(cat "$kr/cross-make")" "$@"
+		ue_chroot_build_module "$r" "$root" "$out" "$(cat "$kr/kdir")" "$@"
+		return
+	fi
+	ue_chroot_build_module "$r" "$root" "$out" "$(cat "$kr/release")" "$@"
+}
+
+# build_kernel KERNEL: its four module variants (and, on a debug kernel, the
+# KUnit module), recorded; then $build/KERNEL.ready.
+build_kernel() {
+	local k=$1 pids=() p built=1 ko
+	mkdir -p "$build/$k"
+	say "$k: building module"
+	# The four builds at once: each is mostly kbuild's serial steps.
+	build_module "$k" "$build/$k/mod" & pids+=($!)
+	build_module "$k" "$build/$k/twin" UE_MODNAME=user_events_twin & pids+=($!)
+	build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1 & pids+=($!)
+	build_module "$k" "$build/$k/race" UE_MODNAME=user_events_race UE_TEST_RACE=1 & pids+=($!)
+	for p in "${pids[@]}"; do wait "$p" || built=0; done
+	if [ $built = 1 ]; then
+		record "$k build pass module"
+	else
+		record "$k build fail module see $build/$k/mod.log, twin.log, skew.log or race.log"
+		echo fail >"$build/$k.ready"
+		return
+	fi
+	if [ "$k" != "${k#debug}" ]; then
+		# The KUnit module needs the tree's layout (it includes src/).
+		ko=$build/$k/kunit
+		rm -rf "$ko"; mkdir -p "$ko/tests"
+		cp -a "$root/src" "$root/include" "$ko/"
+		cp -a "$root/tests/kunit" "$ko/tests/"
+		if make -C "$(cat "${kroot[$k]}/kdir")" M="$ko/tests/kunit" modules \
+			>"$ko.log" 2>&1; then
+			record "$k build pass kunit_module"
+		else
+			record "$k build fail kunit_module see $ko.log"
+			echo fail >"$build/$k.ready"
+			return
+		fi
+	fi
+	echo ok >"$build/$k.ready"
+}
+
+# kernel.KERNEL: one of ours, built (once; cached) from linux-source; its
+# directory in build/check/KERNEL.kroot, its lock line in KERNEL.lockline.
+job_kernel() {
+	local k=$1 d spkg sver
+	say "building the $k test kernel (cached after the first time)"
+	if d=$(ue_job "kernel $k" "$root/tests/kernel/build.sh" "$k"); then
+		record "$k fetch pass kernel"
+		read -r spkg sver <"$d/source"
+		echo "$k ours tests/kernel $spkg $(cat "$d/release") $sver full" >"$build/$k.lockline"
+		echo "$d" >"$build/$k.kroot"
+	else
+		record "$k fetch fail kernel could not be built"
+	fi
+}
+
+job_modules() {
+	local k=$1 r=${krel[$1]:-}
+	if [ -n "$r" ]; then
+		case $(row_state "$k") in
+		unserved) return 0 ;;
+		fetched) ;;
+		*) echo fail >"$build/$k.ready"; return 0 ;;
+		esac
+		if [ ! -f "$build/chroot-$r.ok" ]; then
+			record "$k build fail module no $r chroot to build in"
+			echo fail >"$build/$k.ready"
+			return 0
+		fi
+	elif [ -z "${kroot[$k]:-}" ]; then
+		echo fail >"$build/$k.ready"
+		return 0
+	fi
+	ue_job "modules $k" build_kernel "$k"
+}
+
+ucflags=(-static -O2 -Wall -Wextra -Werror -I"$root/include/uapi" -I"$root/tests/userspace")
+# build_userspace CC OUT: the test programs, static, for the VMs of CC's
+# architecture; non-zero if one did not build.
+build_userspace() {
+	local cc=$1 out=$2 src name rc=0
+	mkdir -p "$out"
+	for src in "$root"/tests/userspace/*.c "$root"/samples/*.c; do
+		name=$(basename "$src" .c)
+		"$cc" "${ucflags[@]}" -o "$out/$name" "$src" >"$out.cc-$name.log" 2>&1 ||
+			{ rc=1; echo "check: $name failed to build with $cc:"; cat "$out.cc-$name.log"; }
+	done
+	return $rc
+}
+# userspace.ARCH: build/check/userspace (amd64) or userspace-ARCH, and
+# userspace-ARCH.ok when every program built (a row's VM records it).
+job_userspace() {
+	local a=$1 out=$build/userspace cc=gcc
+	[ "$a" = amd64 ] || out=$build/userspace-$a cc=$(ue_cross_prefix "$a")gcc
+	say "building userspace tests ($a)"
+	ue_job "userspace $a" build_userspace "$cc" "$out" && echo ok >"$build/userspace-$a.ok"
+}
+# The upstream selftests, built from linux-source (never committed).
+job_selftests() {
+	local a=$1 out=$build/selftests src
+	src=$(srctree)
+	if [ -z "$src" ]; then
+		[ "$a" != amd64 ] || record "host selftests fail build no linux-source tree to build them from"
+		return 0
+	fi
+	if [ "$a" = amd64 ]; then
+		say "building upstream user_events selftests from $src"
+		ue_job "selftests amd64" "$root/tests/selftests/build.sh" "$src" "$out" >>"$results"
+	else
+		CC=$(ue_cross_prefix "$a")gcc ue_job "selftests $a" "$root/tests/selftests/build.sh" "$src" \
+			"$out-$a" "$a" >>"$results"
+	fi
+}
+# The UAPI header alone, in strict C99 and as C++ (uapi.ok; without it no
+# amd64 row's userspace counts as built, as before).
+job_uapi() {
+	echo '#include <linux/user_events.h>' >"$build/uapi.c"
+	if gcc -std=c99 -pedantic -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
+		"$build/uapi.c" >"$build/cc-uapi.log" 2>&1 &&
+	   g++ -x c++ -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
+		"$build/uapi.c" >>"$build/cc-uapi.log" 2>&1; then
+		echo ok >"$build/uapi.ok"
+	else
+		echo "check: UAPI header does not compile standalone:"
+		cat "$build/cc-uapi.log"
+	fi
+}

@@ -1,0 +1,51 @@
+# make check's host checks (sourced by tests/vm/job.sh, bash): the scripts
+# of tests/host/, each a job (graph.sh), with a kernel's headers to take a
+# configuration from where they need one (check.sh: sample).
+
+# host_check SCRIPT ARGS...: its result lines; a script that fails or says
+# nothing is a failed check, never a silent skip.
+host_check() {
+	local out rc job=${1#"$root"/tests/}
+	out=$(ue_job "${job%.sh}" "$@")
+	rc=$?
+	[ -n "$out" ] && echo "$out" >>"$results"
+	if [ $rc != 0 ] || [ -z "$out" ]; then
+		record "host $(basename "$1" .sh) fail ran exit status $rc, $(echo "$out" | grep -c .) result lines"
+	fi
+}
+
+# host.NAME: tests/host/NAME.sh, with what it takes: deps the lock file
+# (what every entry point installs), run linux-source's tree and the sample
+# kernel's headers (style, kbuild), package those headers and their release
+# (make deb, lintian, dkms).
+job_host() {
+	local name=$1 kd= rel= src
+	if [ -n "${kroot[$sample]:-}" ] && [ -f "${kroot[$sample]}/kdir" ]; then
+		kd=$(cat "${kroot[$sample]}/kdir") rel=$(cat "${kroot[$sample]}/release")
+	fi
+	case $name in
+	deps)
+		say "host checks: dependencies (tests/deps.sh)"
+		host_check "$root/tests/host/deps.sh" "$lock" ;;
+	console)
+		say "host checks: the verdicts of a VM's suites (tests/host/console.sh)"
+		host_check "$root/tests/host/console.sh" ;;
+	run | package)
+		if [ -z "$kd" ]; then
+			record "host $name fail no_kernel no kernel ($sample) to take a configuration from"
+			return 0
+		fi
+		if [ "$name" = package ]; then
+			say "host checks: packaging (make deb, lintian, dkms for $rel)"
+			host_check "$root/tests/host/package.sh" "$kd" "$rel"
+			return 0
+		fi
+		src=$(srctree)
+		# (linux-source's job recorded that it is missing)
+		[ -n "$src" ] || return 0
+		say "host checks: style, kbuild (tests/host/run.sh)"
+		host_check "$root/tests/host/run.sh" "$src" "$kd" ;;
+	*)
+		host_check "$root/tests/host/$name.sh" ;;
+	esac
+}

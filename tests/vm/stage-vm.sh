@@ -1,0 +1,67 @@
+# make check's VM stage (sourced by tests/vm/job.sh, bash): a row's VM
+# (boot-lib.sh: its initramfs, QEMU, the console read back into results),
+# and user-events-run's checks (tests/run/check.sh), each holding a VM slot.
+
+# A VM's limit: the debug kernels run suite faults besides the others, and
+# KASAN and lockdep slow everything (about 12 minutes there, 2 to 4 on a
+# Debian kernel; 6.12-deb13's suite ids about 5 more).
+# The arm64 rows run under TCG emulating another architecture: the same limit.
+vm_limit() {
+	if [ "$1" = "${1#debug}" ] && [ "${karch[$1]:-amd64}" = amd64 ]; then
+		echo "${UE_VM_TIMEOUT:-900}"
+	else
+		echo "${UE_VM_TIMEOUT:-1500}"
+	fi
+}
+
+# vm.ROW: its VM, once its modules, the test programs and tools of its
+# architecture are ready (graph.sh); a row whose module did not build
+# records nothing more (its build did).
+job_vm() {
+	local k=$1 t0 a=${karch[$1]:-amd64} ok=1
+	[ "$(cat "$build/$k.ready" 2>/dev/null)" = ok ] || return 0
+	# (another architecture's perf and trace-cmd: a VM without them fails
+	# its tools suite, tools.ARCH recorded why)
+	[ -f "$build/userspace-$a.ok" ] || ok=0
+	[ "$a" != amd64 ] || [ -f "$build/uapi.ok" ] || ok=0
+	if [ $ok = 1 ]; then
+		record "$k build pass userspace"
+	else
+		record "$k build fail userspace"
+		return 0
+	fi
+	ue_job "initramfs $k" make_initramfs "$k"
+	say "$k: initramfs $(( $(stat -c %s "$build/$k/initrd.gz") / 1048576 )) MB (gzip -1)"
+	vm_timeout=$(vm_limit "$k")
+	say "$k: booting $(cat "${kroot[$k]}/release") (timeout ${vm_timeout}s)"
+	t0=$(date +%s)
+	ue_job "vm $k" boot_and_run "$k"
+	say "$k: VM done in $(( $(date +%s) - t0 ))s"
+	# Informational selftests are not counted: say how many there were;
+	# and the seeds of the fuzzer and the stress suite.
+	sed -n -e 's/^UE-INFO selftests summary: /selftests: /p' \
+		-e 's/^UE-INFO \(fuzz seed .*\)/\1/p' \
+		-e 's/^UE-INFO \(stress seed .*\)/\1/p' "$build/$k/console.log.txt" |
+		while read -r line; do say "$k: $line"; done
+	if grep -q "^$k [^ ]* fail" "$results"; then
+		say "$k: console log kept at $build/$k/console.log.txt"
+	fi
+}
+
+# run: scripts/user-events-run (tests/run/check.sh) on one kernel, the
+# default (Debian 13's) where this run has it (check.sh: run_kernel).
+job_run() {
+	local t0
+	if [ -z "$run_kernel" ]; then
+		record "host run fail kernel no amd64 Debian kernel in this run to run user-events-run on"
+		return 0
+	fi
+	if ! grep -qx "$run_kernel build pass module" "$results"; then
+		record "host run fail kernel the module did not build for $run_kernel, which user-events-run boots"
+		return 0
+	fi
+	say "user-events-run on $run_kernel (tests/run/check.sh)"
+	t0=$(date +%s)
+	host_check "$root/tests/run/check.sh" "$run_kernel" "$build/run"
+	say "user-events-run: checks done in $(( $(date +%s) - t0 ))s (logs: $build/run/)"
+}
