@@ -72,6 +72,44 @@ else
 	result fail report_empty "$(echo "$out" | head -2 | tr '\n' '|')"
 fi
 
+# --- the critical path through the job graph (graph.tsv, deps.tsv) -----------
+# vm.6.1 ended last; it waited for modules.6.1 (which ended 40 s before it
+# started: its pool was busy), not for host.deps, which ended last before
+# it started (the path read from the times alone would go through that).
+cat >g.tsv <<EOF
+resolve${t}1000.00${t}1010.00${t}10.00${t}1.00
+fetch.6.1${t}1010.00${t}1030.00${t}20.00${t}2.00
+kernel.debug${t}1000.00${t}1400.00${t}400.00${t}700.00
+modules.6.1${t}1030.00${t}1060.00${t}30.00${t}40.00
+host.deps${t}1060.00${t}1090.00${t}30.00${t}20.00
+vm.6.1${t}1100.00${t}1500.00${t}400.00${t}300.00
+modules.debug${t}1400.00${t}1420.00${t}20.00${t}30.00
+vm.debug${t}1420.00${t}1450.00${t}30.00${t}25.00
+EOF
+cat >d.tsv <<EOF
+resolve${t}
+fetch.6.1${t}resolve
+kernel.debug${t}
+modules.6.1${t}fetch.6.1
+host.deps${t}resolve
+vm.6.1${t}modules.6.1 kernel.nothing
+modules.debug${t}kernel.debug
+vm.debug${t}modules.debug
+EOF
+cat >want <<'EOF'
+critical path through the job graph (start s, end s, wall s, wait s before it, job):
+        0      10    10.00       0  resolve
+       10      30    20.00       0  fetch.6.1
+       30      60    30.00       0  modules.6.1
+      100     500   400.00      40  vm.6.1
+EOF
+"$root/tests/vm/timeline-report.sh" g.tsv g.tsv d.tsv 2>&1 | sed -n '/^critical path/,$p' >got
+if cmp -s want got; then
+	result pass report_graph
+else
+	result fail report_graph "$(diff want got | grep '^[<>]' | head -4 | tr '\n' '|')"
+fi
+
 # --- ue_job: its line, its status, the CPU of what it waited for -------------
 busy() { awk 'BEGIN { for (i = 0; i < 3000000; i++) s += i }'; }
 two_busy() { busy; busy & wait; }

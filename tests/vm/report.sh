@@ -46,11 +46,12 @@ if grep -q ' fail ' "$results"; then
 		grep -v '^UE-RESULT .* pass ' "$log" | tail -15 | cut -c1-160 | sed 's/^/  | /'
 	done
 fi
-# The jobs' times (build/check/timeline.tsv: tests/vm/timeline-report.sh).
-tl=$(dirname "$results")/timeline.tsv
-if [ -f "$tl" ]; then
+# The jobs' times (build/check/timeline.tsv: tests/vm/timeline-report.sh),
+# and the graph's (graph.tsv, deps.tsv) for its critical path.
+d=$(dirname "$results")
+if [ -f "$d/timeline.tsv" ]; then
 	echo
-	"$(dirname "$0")/timeline-report.sh" "$tl"
+	"$(dirname "$0")/timeline-report.sh" "$d/timeline.tsv" "$d/graph.tsv" "$d/deps.tsv"
 fi
 passed=$(awk '$3 == "pass"' "$results" | wc -l)
 failed=$(awk '$3 != "pass"' "$results" | wc -l)
