@@ -133,10 +133,12 @@ static void ue_file_remove(struct dentry *d)
 }
 
 /*
- * The group of gid=, through the VFS, as chgrp would set it: 6.8+ tracefs
- * keeps a group only if its ->setattr saw it, and otherwise gives each
- * file its root's at every permission check. ATTR_FORCE: the module's own
- * file, whatever capabilities the loading task has.
+ * The group of gid=, through the VFS, as chgrp would set it: the tracefs
+ * of 6.12 and 7.x keeps a group only if its ->setattr saw it, and
+ * otherwise gives each file its root's at every permission check (a
+ * group written into the inode was gone at the first stat there).
+ * ATTR_FORCE: the module's own file, whatever capabilities the loading
+ * task has.
  */
 static int ue_set_group(struct dentry *d)
 {
