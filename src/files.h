@@ -4,13 +4,16 @@
 
 #include <linux/fs.h>
 
-/* Modes of upstream's TRACE_MODE_WRITE and TRACE_MODE_READ. */
+/*
+ * Upstream's TRACE_MODE_WRITE, user_events_data's mode unless mode= says
+ * otherwise; user_events_status has its read bits (TRACE_MODE_READ, 0440).
+ */
 #define UE_MODE_DATA	0640
-#define UE_MODE_STATUS	0440
 
 extern const struct file_operations ue_data_fops;
 extern const struct file_operations ue_status_fops;
 
+int ue_files_params_ok(void);
 int ue_files_create(void);
 void ue_files_remove(void);
 

@@ -30,6 +30,10 @@ static int __init ue_module_init(void)
 {
 	int ret;
 
+	/* A bad gid= or mode= (files.c) has said so; refuse before anything. */
+	ret = ue_files_params_ok();
+	if (ret)
+		return ret;
 	ret = ue_ksyms_resolve();
 	if (ret)
 		return ret;

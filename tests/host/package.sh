@@ -87,12 +87,21 @@ if [ -f "$deb" ]; then
 		grep -qx "./usr/src/user-events-$version/$f" <<<"$list" || missing+=" $f"
 	done
 	grep -qx ./usr/lib/modules-load.d/user-events.conf <<<"$list" || missing+=" modules-load.d"
+	grep -qx ./etc/modprobe.d/user-events-dkms.conf <<<"$list" || missing+=" modprobe.d"
 	if [ -z "$missing" ]; then result pass deb_contents; else result fail deb_contents "missing:$missing"; fi
 
 	mkdir -p "$work/x"
 	dpkg-deb -x "$deb" "$work/x"
 	check deb_modules_load "modules-load.d file is not 'user_events'" \
 		grep -qx user_events "$work/x/usr/lib/modules-load.d/user-events.conf"
+	# The group access example (issue 29, item 2): a conffile whose lines
+	# are all comments, the options line among them.
+	check deb_modprobe_conffile "/etc/modprobe.d/user-events-dkms.conf is not a conffile" \
+		sh -c "dpkg-deb --ctrl-tarfile '$deb' | tar -xO ./conffiles | grep -qx /etc/modprobe.d/user-events-dkms.conf"
+	check deb_modprobe_commented "user-events-dkms.conf has a line that is not a comment" \
+		sh -c "! grep -qv '^#\|^\$' '$work/x/etc/modprobe.d/user-events-dkms.conf'"
+	check deb_modprobe_example "user-events-dkms.conf lacks '#options user_events gid=GID mode=0660'" \
+		grep -qx '#options user_events gid=GID mode=0660' "$work/x/etc/modprobe.d/user-events-dkms.conf"
 	check deb_dkms_conf "packaged dkms.conf" expect_vars "$work/x/usr/src/user-events-$version/dkms.conf"
 	check deb_dkms_conf_literal "packaged dkms.conf has no literal version" \
 		grep -qx "PACKAGE_VERSION=\"$version\"" "$work/x/usr/src/user-events-$version/dkms.conf"

@@ -1,7 +1,8 @@
 # Module lifecycle (issue 2): load line, files and modes, modinfo, double
 # load, refusal when user_events_data already exists, rmmod while a file is
 # open, clean unload, reload; kernel.user_events_max comes and goes with
-# the module, and so does its debugfs state file; a removed event's file held
+# the module, and so does its debugfs state file; the files' group and mode
+# from gid= and mode= (issue 29, group_test); a removed event's file held
 # with O_PATH across an unload and a reload.
 SUITE=module
 . /tests/lib.sh
@@ -145,6 +146,67 @@ ue_ok sysctl_reload.rmmod rmmod user_events
 ue_ok sysctl_reload.insmod_again insmod $KO
 ue_eq sysctl_reload.default "$(cat /proc/sys/kernel/user_events_max)" 32768
 ue_ok sysctl_reload.rmmod_again rmmod user_events
+
+# Group access that survives a reload (issue 29, item 2): gid= and mode=
+# give the files their group and mode when they are created (mode= is
+# user_events_data's, user_events_status gets its read bits), shown
+# read-only in sysfs; group_test checks what a member, a member with
+# CAP_PERFMON and an outsider may do (spec 1.1, 1.14). A bad value refuses
+# the load, EINVAL, with one line naming the parameter; a load without them
+# has upstream's 0640/0440 and tracefs's group again.
+ue_eq modinfo.parm.gid "$(modinfo -F parm $KO | grep -c '^gid:Group (a number) of user_events_data and user_events_status')" 1
+ue_eq modinfo.parm.mode "$(modinfo -F parm $KO | grep -c '^mode:Octal mode of user_events_data')" 1
+P=/sys/module/user_events/parameters
+ue_ok group.insmod insmod $KO gid=1000 mode=0660
+ue_eq group.sysfs_gid "$(cat $P/gid)" 1000
+ue_eq group.sysfs_mode "$(cat $P/mode)" 0660
+ue_eq group.sysfs_gid_perm "$(stat -c %a $P/gid)" 444
+ue_eq group.data "$(stat -c '%u:%g %a' $T/user_events_data)" "0:1000 660"
+ue_eq group.status "$(stat -c '%u:%g %a' $T/user_events_status)" "0:1000 440"
+ue_eq group.debug_data "$(stat -c '%u:%g %a' $D/user_events_data)" "0:1000 660"
+ue_eq group.debug_status "$(stat -c '%u:%g %a' $D/user_events_status)" "0:1000 440"
+/tests/bin/group_test 1000 0660
+ue_eq group.group_test_exit_status $? 0
+ue_ok group.rmmod rmmod user_events
+# mode= alone keeps tracefs's group; gid= alone keeps upstream's modes; the
+# highest group id and the widest mode load too.
+ue_ok group.mode_only.insmod insmod $KO mode=600
+ue_eq group.mode_only.sysfs_gid "$(cat $P/gid)" ""
+ue_eq group.mode_only.data "$(stat -c '%u:%g %a' $T/user_events_data)" "0:0 600"
+ue_eq group.mode_only.status "$(stat -c '%u:%g %a' $T/user_events_status)" "0:0 400"
+ue_ok group.mode_only.rmmod rmmod user_events
+ue_ok group.gid_only.insmod insmod $KO gid=4294967294
+ue_eq group.gid_only.sysfs_mode "$(cat $P/mode)" 0640
+ue_eq group.gid_only.data "$(stat -c '%u:%g %a' $T/user_events_data)" "0:4294967294 640"
+ue_eq group.gid_only.status "$(stat -c '%u:%g %a' $T/user_events_status)" "0:4294967294 440"
+ue_ok group.gid_only.rmmod rmmod user_events
+ue_ok group.widest.insmod insmod $KO gid=0 mode=0777
+ue_eq group.widest.data "$(stat -c '%u:%g %a' $T/user_events_data)" "0:0 777"
+ue_eq group.widest.status "$(stat -c '%u:%g %a' $T/user_events_status)" "0:0 444"
+ue_ok group.widest.rmmod rmmod user_events
+for bad in gid=4294967295 gid=4294967296 gid=-1 gid=abc gid=0x10 gid=12x gid= \
+	   mode=1000 mode=01777 mode=4755 mode=0x1ff mode=abc mode=8 mode=-1 mode=; do
+	n=$(ue_count_dmesg 'user_events:')
+	case $bad in
+	gid=*) why='is not a group id (a number from 0 to 4294967294)' ;;
+	*) why='is not a file mode (octal, at most 0777)' ;;
+	esac
+	ue_eq "group.bad.$bad" "$(/tests/bin/ue_modctl load $KO "$bad")" EINVAL
+	ue_eq "group.bad.$bad.dmesg_line" \
+		"$(ue_count_dmesg_text "] user_events: cannot load: $bad $why")" 1
+	ue_eq "group.bad.$bad.one_line" "$(ue_count_dmesg 'user_events:')" $((n + 1))
+	ue_nok "group.bad.$bad.not_loaded" test -e /sys/module/user_events
+	ue_nok "group.bad.$bad.no_file" test -e $T/user_events_data
+done
+# A bad value beside a good one still refuses.
+ue_eq group.bad_beside_good "$(/tests/bin/ue_modctl load $KO 'gid=1000 mode=0x1')" EINVAL
+ue_nok group.bad_beside_good.not_loaded test -e /sys/module/user_events
+ue_ok group.defaults.insmod insmod $KO
+ue_eq group.defaults.sysfs_gid "$(cat $P/gid)" ""
+ue_eq group.defaults.sysfs_mode "$(cat $P/mode)" 0640
+ue_eq group.defaults.data "$(stat -c '%u:%g %a' $T/user_events_data)" "0:0 640"
+ue_eq group.defaults.status "$(stat -c '%u:%g %a' $T/user_events_status)" "0:0 440"
+ue_ok group.defaults.rmmod rmmod user_events
 
 # A file kept open with O_PATH pins no module; reopened through
 # /proc/self/fd after the unload, it must be refused (EIO, the kernel's bad
