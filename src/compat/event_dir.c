@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Event directories of every trace instance, before eventfs: see
- * event_dir.h.
+ * Event directories of every trace instance before eventfs, and whether
+ * a call's are whole: see event_dir.h.
  */
 #include "event_dir.h"
 
@@ -16,6 +16,30 @@
 #include <linux/string.h>
 #include "ksyms.h"
 #include "namei.h"
+
+/*
+ * The files of a user event's directory, in the order the core makes them
+ * (event_create_dir(): "enable" and "id" for a call with a reg callback and
+ * a type, "id" and "inject" only with their options).
+ */
+static const char *const ue_event_files[] = {
+	"enable",
+#ifdef CONFIG_PERF_EVENTS
+	"id",
+#endif
+	"filter",
+	"trigger",
+#ifdef CONFIG_HIST_TRIGGERS
+	"hist",
+#endif
+#ifdef CONFIG_HIST_TRIGGERS_DEBUG
+	"hist_debug",
+#endif
+	"format",
+#ifdef CONFIG_TRACE_EVENT_INJECT
+	"inject",
+#endif
+};
 
 /*
  * Instance names, copied out of the dcache under its lock to be looked up
@@ -82,5 +106,44 @@ bool ue_walk_instances(struct ue_instance_walk *walk)
 	}
 	dput(dir);
 	return all && go;
+}
+
+struct ue_event_dir_walk {
+	struct ue_instance_walk walk;
+	const char *system;
+	const char *name;
+};
+
+/* Whether @base/events/<system>/<name>/ has all its files. */
+static bool ue_event_dir_whole(struct ue_instance_walk *walk,
+			       struct dentry *base)
+{
+	const struct ue_event_dir_walk *w =
+		container_of(walk, struct ue_event_dir_walk, walk);
+	struct dentry *d = dget(base), *f;
+	bool whole;
+	size_t i;
+
+	whole = ue_lookup_step(&d, "events") && ue_lookup_step(&d, w->system) &&
+		ue_lookup_step(&d, w->name);
+	for (i = 0; whole && i < ARRAY_SIZE(ue_event_files); i++) {
+		f = ue_lookup_positive(ue_event_files[i], d);
+		whole = !IS_ERR(f);
+		if (whole)
+			dput(f);
+	}
+	dput(d);
+	return whole;
+}
+
+bool ue_event_dirs_whole(const char *system, const char *name)
+{
+	struct ue_event_dir_walk w = {
+		.walk.fn = ue_event_dir_whole,
+		.system = system,
+		.name = name,
+	};
+
+	return ue_walk_instances(&w.walk);
 }
 #endif
