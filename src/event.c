@@ -17,16 +17,15 @@
 #include <linux/cred.h>
 #include <linux/jhash.h>
 #include <linux/module.h>
-#include <linux/mount.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "compat/event_call.h"
+#include "compat/event_dir.h"
 #include "compat/field_len.h"
 #include "compat/removed_event.h"
 #include "compat/ksyms.h"
-#include "compat/namei.h"
 #include "compat/workqueue.h"
 #include "event.h"
 #include "race.h"
@@ -99,30 +98,23 @@ bool ue_event_busy(struct ue_event *ev)
 /*
  * Whether the core made all of the event, event_mutex held (with the
  * creds ue_call_visible() gives the lookup). trace_add_event_call()
- * succeeds even where it could not create the event's directory or define
- * all its fields: __add_event_to_tracers() passes both errors by with a
- * warning, leaving an event that nobody can enable in that instance, or
- * with fields missing from its format and filters. Upstream keeps such an
- * event; a registration here fails instead, with -ENOMEM (issue 14, item
- * 3: faults suite). The top instance's directory is the one looked up:
- * a new instance builds its directories from the same core code later.
+ * succeeds even where it could not create the event's directory or its
+ * files, or define all its fields: __add_event_to_tracers() passes the
+ * errors by with a warning, leaving an event that nobody can enable in
+ * that instance, or with fields missing from its format and filters.
+ * Upstream keeps such an event; a registration here fails instead, with
+ * -ENOMEM (issue 14, item 3: faults suite; issue 30, item 5: memcg suite).
+ * Which directories are looked up, and how far, compat/event_dir.h says.
  */
 static bool ue_call_complete(struct ue_event *ev)
 {
-	struct vfsmount *mnt = READ_ONCE(*ue_ksym_tracefs_mount);
-	struct dentry *d = dget(mnt->mnt_root);
 	struct list_head *pos;
 	u32 defined = 0;
-	bool complete;
 
 	list_for_each(pos, &ev->class.fields)
 		defined++;
-	complete = defined == ev->fields.nr &&
-		   ue_lookup_step(&d, "events") &&
-		   ue_lookup_step(&d, ev->class.system) &&
-		   ue_lookup_step(&d, ev->tp_name);
-	dput(d);
-	return complete;
+	return defined == ev->fields.nr &&
+	       ue_event_dirs_whole(ev->class.system, ev->tp_name);
 }
 
 /*
@@ -175,15 +167,19 @@ static int ue_call_remove(struct ue_event *ev)
  * their names), which the page allocator does not fail ("too small to
  * fail": it reclaims, and OOM-kills, until they succeed) unless the task
  * is an OOM victim, and the OOM killer sends SIGKILL before it marks one:
- * a task with no fatal signal pending got them all. Fault injection
- * (FAILSLAB, FAIL_PAGE_ALLOC: our debug kernels, no Debian kernel) fails
- * them anywhere. Elsewhere the lookup is skipped: on eventfs kernels it
- * makes and drops the directory's dentries and inodes every time, 21 of
- * the 34 µs a registration took in make bench (2.6 times in-kernel).
+ * a task with no fatal signal pending got them all. Except that before
+ * eventfs the dentries and inodes are charged to the caller's memory
+ * cgroup, which refuses a charge over its limit with no signal at all
+ * (compat/event_dir.h): there the directories are always looked at, a
+ * few dcache lookups in each instance. Fault injection (FAILSLAB,
+ * FAIL_PAGE_ALLOC: our debug kernels, no Debian kernel) fails them
+ * anywhere. Elsewhere the lookup is skipped: on eventfs kernels it makes
+ * and drops the directory's dentries and inodes every time, 21 of the
+ * 34 µs a registration took in make bench (2.6 times in-kernel).
  */
 static bool ue_core_alloc_may_fail(void)
 {
-	return IS_ENABLED(CONFIG_FAULT_INJECTION) ||
+	return ue_event_dirs_charged() || IS_ENABLED(CONFIG_FAULT_INJECTION) ||
 	       fatal_signal_pending(current);
 }
 

@@ -8,19 +8,16 @@
 #include "removed_event.h"
 
 #ifdef UE_HAVE_EVENT_FILE_DENTRY
-#include <linux/build_bug.h>
 #include <linux/dcache.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/kmemleak.h>
-#include <linux/limits.h>
 #include <linux/list.h>
-#include <linux/mount.h>
 #include <linux/slab.h>
-#include <linux/string.h>
 #include <linux/workqueue.h>
+#include "event_dir.h"
 #include "ksyms.h"
 #include "namei.h"
 
@@ -225,12 +222,6 @@ static void ue_pins_update(void)
 #endif
 
 /*
- * Instance names, copied out of the dcache under its lock to be looked up
- * after it; one user at a time, as event_mutex is held.
- */
-static char ue_instance_names[1024];
-
-/*
  * The directory @base/events/@system/@name, if it is there: its
  * trace_event_file is pinned, and its format file loses its call.
  */
@@ -248,59 +239,34 @@ static void ue_removed_at(struct dentry *base, struct trace_event_call *call,
 	dput(d);
 }
 
-/*
- * Copy the names of the instances past the first @skip into
- * ue_instance_names, each NUL-terminated, as many as fit; returns how many.
- * Instances come and go only under event_mutex, which the caller holds:
- * the positive children of @dir are stable. Its other children (negative
- * dentries of failed lookups, readdir cursors) are passed by. The parent's
- * d_lock keeps the children's names from being moved meanwhile.
- */
-static unsigned int ue_instances_copy(struct dentry *dir, unsigned int skip)
-{
-	unsigned int n = 0, seen = 0;
-	struct dentry *child;
-	size_t used = 0, len;
+struct ue_removed_walk {
+	struct ue_instance_walk walk;
+	struct trace_event_call *call;
+	const char *system;
+	const char *name;
+};
 
-	BUILD_BUG_ON(sizeof(ue_instance_names) < NAME_MAX + 1);
-	spin_lock(&dir->d_lock);
-	list_for_each_entry(child, &dir->d_subdirs, d_child) {
-		if (!d_really_is_positive(child) || seen++ < skip)
-			continue;
-		len = child->d_name.len + 1;
-		if (used + len > sizeof(ue_instance_names))
-			break;
-		memcpy(ue_instance_names + used, child->d_name.name, len);
-		used += len;
-		n++;
-	}
-	spin_unlock(&dir->d_lock);
-	return n;
+static bool ue_removed_in(struct ue_instance_walk *walk, struct dentry *base)
+{
+	const struct ue_removed_walk *w =
+		container_of(walk, struct ue_removed_walk, walk);
+
+	ue_removed_at(base, w->call, w->system, w->name);
+	return true;
 }
 
 void ue_removed_event_prepare(struct trace_event_call *call,
 			      const char *system, const char *name)
 {
-	struct dentry *root = READ_ONCE(*ue_ksym_tracefs_mount)->mnt_root;
-	unsigned int done = 0, n, i;
-	struct dentry *dir, *base;
-	const char *p;
+	struct ue_removed_walk w = {
+		.walk.fn = ue_removed_in,
+		.call = call,
+		.system = system,
+		.name = name,
+	};
 
-	ue_removed_at(root, call, system, name);
-	dir = ue_lookup_positive("instances", root);
-	while (!IS_ERR(dir) && (n = ue_instances_copy(dir, done))) {
-		p = ue_instance_names;
-		for (i = 0; i < n; i++, p += strlen(p) + 1) {
-			base = ue_lookup_positive(p, dir);
-			if (IS_ERR(base))
-				continue;
-			ue_removed_at(base, call, system, name);
-			dput(base);
-		}
-		done += n;
-	}
-	if (!IS_ERR(dir))
-		dput(dir);
+	/* An instance that cannot be looked up keeps what the core leaves. */
+	ue_walk_instances(&w.walk);
 	ue_pins_update();
 }
 #endif
