@@ -12,8 +12,13 @@
 #   vm      a VM slot: UE_VM_JOBS (default 3). A Debian kernel's VM keeps
 #           about half a core busy (its length is set by the suites'
 #           fixed-time phases, not by CPU: docs/testing.md, Time)
-#   build   a core for a build: UE_BUILD_JOBS (default 2): module builds,
-#           the install test's steps, the heavier host checks
+#   build   a core for a build that VMs wait for: UE_BUILD_JOBS (default 2):
+#           module builds, test programs
+#   host    the heavier host checks, one at a time, and
+#   install the install test's steps, two at a time: pools of their own,
+#           so that they never hold a module build back (in one pool with
+#           the modules, host.deps and host.run, ready before any module,
+#           took both slots and the modules were built one at a time)
 #   kernel  our debug kernels' builds, one at a time (each is make -j)
 #   fetch   downloads, three at a time
 #   chroot  debootstraps, one at a time
@@ -72,6 +77,10 @@ pool vm
   depth = ${UE_VM_JOBS:-3}
 pool build
   depth = ${UE_BUILD_JOBS:-2}
+pool host
+  depth = 1
+pool install
+  depth = 2
 pool kernel
   depth = 1
 pool fetch
@@ -119,13 +128,13 @@ done
 
 if [ "$vms_only" != 1 ]; then
 	# --- host checks --------------------------------------------------------------
-	edge host.deps build resolve
+	edge host.deps host resolve
 	edge host.timeline -
 	edge host.console -
 	edge host.boot-retry -
 	if [ "$sample" != "${sample#debug}" ]; then s=kernel.$sample; else s=fetch.$sample; fi
-	edge host.run build linux-source "$s"
-	edge host.package build "$s"
+	edge host.run host linux-source "$s"
+	edge host.package host "$s"
 
 	# --- the install test ---------------------------------------------------------
 	# Its steps in each release's chroot once the release's modules are built
@@ -135,13 +144,13 @@ if [ "$vms_only" != 1 ]; then
 	for r in $releases; do
 		rows=$(rows_of "$r" amd64)
 		# shellcheck disable=SC2086
-		[ -z "$rows" ] || edge "install-steps.$r" build userspace.amd64 $(modules_of $rows)
+		[ -z "$rows" ] || edge "install-steps.$r" install userspace.amd64 $(modules_of $rows)
 		rows=$(rows_of "$r" arm64)
 		[ -n "$rows" ] || continue
 		# shellcheck disable=SC2046,SC2086
 		edge "arm64-root.$r" emu $(fetches_of $rows)
 		# shellcheck disable=SC2086
-		edge "install-steps.$r-arm64" build "arm64-root.$r" userspace.arm64 $(modules_of $rows)
+		edge "install-steps.$r-arm64" install "arm64-root.$r" userspace.arm64 $(modules_of $rows)
 	done
 	for r in $releases; do
 		[ -z "$(rows_of "$r" amd64)" ] || edge "install-boot.$r" vm "install-steps.$r"

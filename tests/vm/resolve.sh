@@ -94,17 +94,43 @@ resolve_row() { # name release suites series flavour level [flags]
 	return 1
 }
 
-rc=0
-declare -A ready
+# The rows of one apt state (a release and architecture) one after another,
+# the states at once (each with its own lists): their apt-cache calls and
+# the mirror's answers are most of the time (75 s for the whole matrix one
+# row after another). Each row's lines are printed in kernels.list's order.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+declare -A group
+rows=()
 while read -r n r suites series fl level flags; do
 	case $n in ''|'#'*) continue ;; esac
 	wanted "$n" "$@" || continue
 	ar=$(ue_apt_release "$r" "$fl")
-	if [ -z "${ready[$ar]:-}" ]; then
-		ue_apt_setup "$ar" || { echo "# MISSING $n no apt lists for $ar"; rc=1; continue; }
-		ready[$ar]=1
-	fi
-	seen=
-	resolve_row "$n" "$r" "$suites" "$series" "$fl" "$level" "$flags" || rc=1
+	group[$ar]+="$n $r $suites $series $fl $level ${flags:--}"$'\n'
+	rows+=("$n")
 done <"$here/kernels.list"
+for ar in "${!group[@]}"; do
+	(
+		ok=1
+		ue_apt_setup "$ar" || ok=0
+		while read -r n r suites series fl level flags; do
+			[ -n "$n" ] || continue
+			[ "$flags" != - ] || flags=
+			if [ $ok = 0 ]; then
+				echo "# MISSING $n no apt lists for $ar" >"$tmp/$n"
+				echo 1 >"$tmp/$n.rc"
+				continue
+			fi
+			seen=
+			resolve_row "$n" "$r" "$suites" "$series" "$fl" "$level" "$flags" >"$tmp/$n"
+			echo $? >"$tmp/$n.rc"
+		done <<<"${group[$ar]}"
+	) &
+done
+wait
+rc=0
+for n in "${rows[@]}"; do
+	cat "$tmp/$n" 2>/dev/null
+	[ "$(cat "$tmp/$n.rc" 2>/dev/null)" = 0 ] || rc=1
+done
 exit $rc
