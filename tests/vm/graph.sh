@@ -128,6 +128,7 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	edge host.timeline -
 	edge host.console -
 	edge host.boot-retry -
+	edge host.check-report -
 	if [ "$sample" != "${sample#debug}" ]; then s=kernel.$sample; else s=fetch.$sample; fi
 	edge host.run build linux-source "$s"
 	edge host.package build "$s"
