@@ -14,6 +14,9 @@
 #   make dkms-install [KERNELRELEASE=<ver>]    dkms add, build, install
 #   make dkms-remove                           dkms remove --all, drop the sources
 #   make check                                 the whole test suite, in VMs
+#   make check-report DIRS="<dir>..."          one table and verdict from the results
+#                                              directories of several shards of make check
+#                                              (UE_KERNELS, UE_BUILD_DIR; into build/check-report/)
 #   make soak [DURATION=2h] [KERNEL=6.12]      the stress suite for hours on one kernel
 #                                              (results in build/soak/)
 #   make demo [ARCH=arm64]                     boot Debian 12's 6.1 (Debian 13's arm64
@@ -42,8 +45,8 @@ endif
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) UE_VERSION=$(UE_VERSION) $(KBUILD_CC)
 
-.PHONY: all modules kernel-check clean check soak install install-headers deb dkms-install \
-	dkms-remove demo bench bench-docs check-fresh
+.PHONY: all modules kernel-check clean check check-report soak install install-headers deb \
+	dkms-install dkms-remove demo bench bench-docs check-fresh
 
 all: modules
 
@@ -138,6 +141,11 @@ dkms-remove:
 
 check:
 	tests/vm/check.sh
+
+# The shards of a CI matrix, merged (docs/testing.md, Shards): DIRS is
+# their results directories; a missing one fails the report, by name.
+check-report:
+	tests/vm/check-report.sh $(DIRS)
 
 # (DURATION and KERNEL: tests/vm/soak.sh's defaults where not given)
 soak:

@@ -20,6 +20,9 @@
 #   UE_BUILD_DIR   where results and logs go (default build/check)
 #   UE_VMS_ONLY=1  only the VMs: no host checks, no install test, no
 #                  user-events-run (make soak)
+#   UE_HOST_CHECKS=0  no host checks (tests/host/) and no user-events-run:
+#                  a shard of a CI matrix whose other shard runs them; its
+#                  rows' install test stays (tests/vm/check-report.sh)
 #   UE_SUITES, UE_STRESS_SECS, UE_SUITE_TIMEOUT  the suites each VM runs,
 #                  the stress suite's time and the guest's cut-off of a
 #                  suite (boot-lib.sh; make soak, tests/vm/soak.sh)
@@ -45,6 +48,10 @@ t_start=$(date +%s)
 # linux-source-6.12, "debug-newest" from the newest linux-source Debian ships.
 all_kernels="$(awk '!/^#/ && NF >= 6 { print $1 }' "$vmdir/kernels.list" | tr '\n' ' ')debug debug-newest"
 kernels=${UE_KERNELS:-$all_kernels}
+case ${UE_HOST_CHECKS:-1} in
+0 | 1) ;;
+*) echo "check: UE_HOST_CHECKS is 0 or 1, not ${UE_HOST_CHECKS}" >&2; exit 2 ;;
+esac
 
 say() { printf '== %s\n' "$*"; }
 
@@ -77,6 +84,8 @@ fi
 if [ "$kernels" != "$(echo $all_kernels)" ] && [ "$kernels" != "$all_kernels" ]; then
 	say "NOTE: UE_KERNELS restricts this run to: $kernels (targets: $(echo $all_kernels))"
 fi
+[ "${UE_HOST_CHECKS:-1}" = 1 ] ||
+	say "NOTE: UE_HOST_CHECKS=0: no host checks and no user-events-run in this run (a shard; another runs them)"
 
 # --- QEMU ---------------------------------------------------------------------
 # The VMs' QEMU: bookworm-backports' (tests/vm/fetch-qemu.sh says why);
@@ -126,7 +135,7 @@ done
 	for v in root vmdir build results notes kernels stock debug_kernels releases sample run_kernel; do
 		printf '%s=%q\n' "$v" "${!v}"
 	done
-	printf 'vms_only=%q\n' "${UE_VMS_ONLY:-0}"
+	printf 'vms_only=%q host_checks=%q\n' "${UE_VMS_ONLY:-0}" "${UE_HOST_CHECKS:-1}"
 	printf 'lock=%q ubin=%q sbin=%q troot=%q\n' "$build/kernels.lock" "$build/userspace" \
 		"$build/selftests" "$build/tools-root"
 } >"$build/env.sh"
@@ -158,5 +167,13 @@ else
 fi
 
 # --- report -------------------------------------------------------------------
+# What a merge of shards needs beside the results, lock and notes
+# (tests/vm/check-report.sh): the rows this run reported, a line each (the
+# unserved left out), its seconds, and whether it ran the host checks. The
+# rows file is written last: a directory without it is a run that did not end.
+secs=$(( $(date +%s) - t_start ))
+echo "$secs" >"$build/seconds"
+if [ "${UE_VMS_ONLY:-0}" = 1 ]; then echo 0; else echo "${UE_HOST_CHECKS:-1}"; fi >"$build/host-checks"
+for k in $kernels; do echo "$k"; done >"$build/rows"
 # shellcheck disable=SC2086
-"$vmdir/report.sh" "$results" "$build/kernels.lock" "$notes" "$(( $(date +%s) - t_start ))" $kernels
+"$vmdir/report.sh" "$results" "$build/kernels.lock" "$notes" "$secs" $kernels
