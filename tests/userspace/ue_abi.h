@@ -232,13 +232,19 @@ static inline void ue_show_stack(pid_t pid)
 	printf("# pid %d waits in: %s\n", pid, buf);
 }
 
-/* Wait up to a second for *@word & @mask to become @want. */
+/*
+ * Wait up to five seconds for *@word & @mask to become @want: an enable bit
+ * written from the fault worker may take over a second on the debug kernel
+ * under a loaded host (seen: enable.fork.child_sees_enable with a one-second
+ * wait, beside two other VMs). Every caller waits for a state it expects, so
+ * the wait ends as soon as it holds.
+ */
 static inline int ue_wait_bits(volatile __u32 *word, __u32 mask, __u32 want)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 500; i++) {
 		if ((*word & mask) == want)
 			return 1;
 		nanosleep(&ts, NULL);
