@@ -444,8 +444,15 @@ static void *fe_writer(void *arg)
 {
 	__u32 rec[2] = { fe_index, (__u32)(uintptr_t)arg };
 
+	/*
+	 * The main thread stops the wait only once it has seen the bit (the
+	 * bit may be written after the enable returns, from the fault
+	 * worker), so a writer told to stop looks at the bit once more: a
+	 * round without a write is then only one whose enable failed.
+	 */
 	while (!(__atomic_load_n(&words[0], __ATOMIC_ACQUIRE) & 1))
-		if (atomic_load(&stop))
+		if (atomic_load(&stop) &&
+		    !(__atomic_load_n(&words[0], __ATOMIC_ACQUIRE) & 1))
 			return NULL;
 	if (write(fe_fd, rec, sizeof(rec)) != sizeof(rec))
 		fail_once("write", errno);
@@ -476,6 +483,8 @@ static void ftrace_enable(int n)
 		}
 		if (ue_enable("race_fe", 1))
 			fail_once("enable race_fe", errno);
+		else if (!ue_wait_bits(&words[0], 1, 1))
+			fail_once("bit not set after enabling", EBUSY);
 		atomic_store(&stop, 1);
 		pthread_join(t, NULL);
 		snprintf(want, sizeof(want), "race_fe: v=0x%x (%d)\n", i, i);
