@@ -541,13 +541,19 @@ static void second_mount(void)
 	static __u32 w1, w2;
 	char s1[256], s2[256];
 	__u32 i1 = ~0u, i2 = ~0u;
+	struct stat root, data, st;
 	int fd1, fd2;
 
-	if (mkdir(TRACEFS2, 0755) && errno != EEXIST) {
+	if ((mkdir(TRACEFS2, 0755) && errno != EEXIST) || stat(TRACEFS, &root) ||
+	    stat(TRACEFS "/user_events_data", &data)) {
 		ue_result("second_mount.setup", 0, strerror(errno));
 		return;
 	}
+	/* As a container's runtime mounts it: no options. */
 	UE_EQ("second_mount.mount", mount("nodev", TRACEFS2, "tracefs", 0, NULL), 0);
+	UE_EQ("second_mount.data_mode_kept", stat(TRACEFS "/user_events_data", &st) == 0 &&
+	      st.st_mode == data.st_mode && st.st_uid == data.st_uid &&
+	      st.st_gid == data.st_gid, 1);
 	UE_EQ("second_mount.same_data_file",
 	      same_file(TRACEFS "/user_events_data", TRACEFS2 "/user_events_data"), 1);
 
@@ -618,6 +624,22 @@ static void second_mount(void)
 	ue_read_text(TRACEFS "/user_events_status", s1, sizeof(s1));
 	UE_STREQ("second_mount.no_events_left", s1, NO_EVENTS);
 	UE_EQ("second_mount.rmdir", rmdir(TRACEFS2), 0);
+	/*
+	 * A tracefs that set its root's mode and owner to the options' at
+	 * every mount would undo a chgrp of the root made for group access
+	 * (issue 29, item 2): say so, and give it back to the suites after.
+	 */
+	if (stat(TRACEFS, &st))
+		memset(&st, 0, sizeof(st));
+	UE_EQ("second_mount.root_kept", st.st_mode == root.st_mode &&
+	      st.st_uid == root.st_uid && st.st_gid == root.st_gid, 1);
+	if (st.st_mode != root.st_mode || st.st_uid != root.st_uid || st.st_gid != root.st_gid) {
+		printf("# the tracefs root was mode %o group %u, is %o group %u\n",
+		       root.st_mode & 07777, root.st_gid, st.st_mode & 07777, st.st_gid);
+		if (chown(TRACEFS, root.st_uid, root.st_gid) ||
+		    chmod(TRACEFS, root.st_mode & 07777))
+			ue_result("second_mount.root_restored", 0, strerror(errno));
+	}
 }
 
 int main(void)
