@@ -1,13 +1,16 @@
 # The ABI suites (issue 3): registration, format, write path, delete and
 # status, enable bits, limits and privileges, dynamic_events (issue 4),
-# registrations in a memory cgroup at its limit (issue 30, item 5), each a
+# registrations in a memory cgroup at its limit (issue 30, item 5),
+# descriptors passed over SCM_RIGHTS, a mount namespace with only the
+# bind-mounted files and a second tracefs mount (issue 29, item 3), each a
 # C program with its own suite name; then module lifetime (spec 3.6,
 # 3.7): rmmod is refused while any user event exists, dynamic_events
 # included, and leaves dynamic_events working for the other types.
 SUITE=abi
 . /tests/lib.sh
 ue_ok insmod insmod /modules/user_events.ko
-for t in reg_test fmt_test write_test del_test enable_test fuse_test limits_test dynev_test memcg_test; do
+for t in reg_test fmt_test write_test del_test enable_test fuse_test limits_test dynev_test memcg_test \
+	 fdpass_test; do
 	/tests/bin/$t
 	ue_eq "$t.exit_status" $? 0
 done
