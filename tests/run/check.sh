@@ -149,7 +149,15 @@ own_failure fail_unknown_kernel unknown 120 "unknown --kernel no-such-row"
 # An arm64 row of the matrix: its guest could not run this machine's programs.
 runit arm64 --kernel 6.12-arm64 -- true
 own_failure fail_arm64_kernel arm64 120 "--kernel 6.12-arm64: an arm64 kernel"
-# The kernel cannot be fetched: an empty cache and no apt-get on PATH.
+# This machine's Debian mirrors (UE_MIRROR where make check runs with one),
+# read now from its apt configuration, for the cases that give them.
+cache=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+log() { :; }
+UE_CACHE=$cache . "$root/tests/vm/apt-lib.sh"
+m=$(machine_mirror) s=$(machine_security_mirror)
+release=$(awk -v k="$k" '$1 == k { print $2 }' "$root/tests/vm/kernels.list")
+# The kernel cannot be fetched: an empty cache and no apt-get on PATH (the
+# mirrors given, as apt-get would have read them from apt's configuration).
 mkdir -p "$w/path"
 IFS=: read -ra dirs <<<"$PATH"
 for d in "${dirs[@]}"; do
@@ -158,7 +166,7 @@ for d in "${dirs[@]}"; do
 		[ -x "$f" ] && [ ! -e "$w/path/${f##*/}" ] && ln -s "$f" "$w/path/${f##*/}"
 	done
 done
-PATH=$w/path UE_CACHE=$w/cache runit nofetch --kernel "$k" -- true
+PATH=$w/path UE_CACHE=$w/cache runit nofetch --mirror "$m" --security-mirror "$s" --kernel "$k" -- true
 own_failure fail_fetch nofetch 121 "kernel $k could not be fetched"
 # The module does not build: a --kernel-dir whose headers are no headers.
 kd=$w/kdir
@@ -185,22 +193,15 @@ printf 'Types: deb\nURIs: http://127.0.0.1:9/ubuntu\nSuites: noble noble-updates
 	>"$na/sources.list.d/ubuntu.sources"
 printf 'Dir::Etc::SourceList "/dev/null";\nDir::Etc::SourceParts "%s";\nDir::State "%s";\nDir::Cache "%s";\n' \
 	"$na/sources.list.d" "$na/state" "$na/cache" >"$na/apt.conf"
-# The mirror given: this machine's own (UE_MIRROR where make check runs with
-# one), read now from its apt configuration.
-cache=${UE_CACHE:-$HOME/.cache/user-events-dkms}
-log() { :; }
-UE_CACHE=$cache . "$root/tests/vm/apt-lib.sh"
-m=$(machine_mirror) s=$(machine_security_mirror)
-release=$(awk -v k="$k" '$1 == k { print $2 }' "$root/tests/vm/kernels.list")
 # Neither given: one line naming the option, before anything is fetched (an
 # empty cache, so that the kernel is to be fetched).
-APT_CONFIG=$na/apt.conf UE_MIRROR= UE_SECURITY_MIRROR= UE_CACHE=$w/cache-none \
+APT_CONFIG=$na/apt.conf UE_MIRROR='' UE_SECURITY_MIRROR='' UE_CACHE=$w/cache-none \
 	runit nomirror --kernel "$k" -- true
 own_failure fail_no_mirror nomirror 121 \
 	"no Debian mirror in this machine's apt configuration: give one with --mirror URI (or UE_MIRROR=URI)$"
 [ ! -e "$w/cache-none/kernels" ] && result pass no_mirror_fetched_nothing ||
 	result fail no_mirror_fetched_nothing "$(ls "$w/cache-none")"
-APT_CONFIG=$na/apt.conf UE_MIRROR= UE_SECURITY_MIRROR= UE_CACHE=$w/cache-none \
+APT_CONFIG=$na/apt.conf UE_MIRROR='' UE_SECURITY_MIRROR='' UE_CACHE=$w/cache-none \
 	runit nosecurity --mirror "$m" --kernel "$k" -- true
 own_failure fail_no_security_mirror nosecurity 121 \
 	"no Debian security mirror in this machine's apt configuration: give one with --security-mirror URI (or UE_SECURITY_MIRROR=URI)$"
@@ -219,7 +220,7 @@ if [ -n "$m" ] && [ -n "$s" ] && [ -n "$release" ]; then
 		mkdir -p "$cache/$d"
 		ln -s "$cache/$d" "$mc/$d"
 	done
-	APT_CONFIG=$na/apt.conf UE_MIRROR= UE_SECURITY_MIRROR= UE_CACHE=$mc \
+	APT_CONFIG=$na/apt.conf UE_MIRROR='' UE_SECURITY_MIRROR='' UE_CACHE=$mc \
 	UE_HOST_KEYRING=$w/no-such-keyring.gpg \
 		runit mirror --update --mirror "$m" --security-mirror "$s" --kernel "$k" -- \
 		cat /proc/sys/kernel/osrelease
