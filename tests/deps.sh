@@ -106,6 +106,18 @@ ue_deps_install() {
 		grep -qxF "$p" <<<"$have" || missing+=("$p")
 	done
 	[ ${#missing[@]} -gt 0 ] || return 0
+	# Another distribution (an Ubuntu CI runner: README) names some of these
+	# otherwise (libelf1t64; pahole is in dwarves): there the programs are
+	# what must be there, installed by the job.
+	if [ -r /etc/os-release ] && ! grep -qx 'ID=debian' /etc/os-release; then
+		local prog lacking=()
+		for prog in $(ue_deps_list progs "$entry"); do
+			command -v "$prog" >/dev/null || lacking+=("$prog")
+		done
+		[ ${#lacking[@]} -gt 0 ] || return 0
+		echo "$entry: missing programs on this $(sed -n 's/^ID=//p' /etc/os-release) host: ${lacking[*]} (Debian's packages: ${missing[*]})" >&2
+		return 1
+	fi
 	printf '== installing: %s\n' "${missing[*]}"
 	if [ "$(id -u)" != 0 ]; then
 		echo "$entry: missing packages (${missing[*]}) and not root; install them first:" \

@@ -5,9 +5,11 @@
 # register a user event, write it and read it back from trace, a file
 # written in the current directory seen here afterwards, --env, the module
 # cached for a second run, and each of the tool's own failures with its
-# status and one line on stderr. Four VMs boot (and one is cut off by
-# --timeout), and two more that fall back from a KVM that does not boot
-# a guest; the failures before a boot cost none.
+# status and one line on stderr; and, with an apt configuration that names
+# no Debian mirror, the one line naming --mirror, then a run with --mirror
+# and --security-mirror and no archive keyring on the host. Five VMs boot
+# (and one is cut off by --timeout), and two more that fall back from a KVM
+# that does not boot a guest; the failures before a boot cost none.
 # Prints "<kernel> run pass|fail <case> [detail]" lines.
 # Usage: check.sh KERNEL WORKDIR   (KERNEL: a row of tests/vm/kernels.list)
 set -uo pipefail
@@ -147,7 +149,15 @@ own_failure fail_unknown_kernel unknown 120 "unknown --kernel no-such-row"
 # An arm64 row of the matrix: its guest could not run this machine's programs.
 runit arm64 --kernel 6.12-arm64 -- true
 own_failure fail_arm64_kernel arm64 120 "--kernel 6.12-arm64: an arm64 kernel"
-# The kernel cannot be fetched: an empty cache and no apt-get on PATH.
+# This machine's Debian mirrors (UE_MIRROR where make check runs with one),
+# read now from its apt configuration, for the cases that give them.
+cache=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+log() { :; }
+UE_CACHE=$cache . "$root/tests/vm/apt-lib.sh"
+m=$(machine_mirror) s=$(machine_security_mirror)
+release=$(awk -v k="$k" '$1 == k { print $2 }' "$root/tests/vm/kernels.list")
+# The kernel cannot be fetched: an empty cache and no apt-get on PATH (the
+# mirrors given, as apt-get would have read them from apt's configuration).
 mkdir -p "$w/path"
 IFS=: read -ra dirs <<<"$PATH"
 for d in "${dirs[@]}"; do
@@ -156,7 +166,7 @@ for d in "${dirs[@]}"; do
 		[ -x "$f" ] && [ ! -e "$w/path/${f##*/}" ] && ln -s "$f" "$w/path/${f##*/}"
 	done
 done
-PATH=$w/path UE_CACHE=$w/cache runit nofetch --kernel "$k" -- true
+PATH=$w/path UE_CACHE=$w/cache runit nofetch --mirror "$m" --security-mirror "$s" --kernel "$k" -- true
 own_failure fail_fetch nofetch 121 "kernel $k could not be fetched"
 # The module does not build: a --kernel-dir whose headers are no headers.
 kd=$w/kdir
@@ -171,4 +181,66 @@ rm "$kd/vmlinuz"
 echo "not a kernel" >"$kd/vmlinuz"
 runit novm --kernel-dir "$kd" --module "$w/garbage.ko" -- true
 own_failure fail_vm novm 125 "the VM ended without COMMAND's status"
+
+# --- a host whose apt configuration names no Debian mirror (issue 29) ------------
+# As on an Ubuntu CI runner: an apt configuration (APT_CONFIG) whose sources
+# are another distribution's (an address nothing asks: the mirror is read
+# from the configuration, apt-get indextargets) and whose state and cache
+# are ours, so that nothing of this machine's apt changes.
+na=$w/apt-nodebian
+mkdir -p "$na/sources.list.d" "$na/state/lists/partial" "$na/cache/archives/partial"
+printf 'Types: deb\nURIs: http://127.0.0.1:9/ubuntu\nSuites: noble noble-updates noble-security\nComponents: main universe\n' \
+	>"$na/sources.list.d/ubuntu.sources"
+printf 'Dir::Etc::SourceList "/dev/null";\nDir::Etc::SourceParts "%s";\nDir::State "%s";\nDir::Cache "%s";\n' \
+	"$na/sources.list.d" "$na/state" "$na/cache" >"$na/apt.conf"
+# Neither given: one line naming the option, before anything is fetched (an
+# empty cache, so that the kernel is to be fetched).
+APT_CONFIG=$na/apt.conf UE_MIRROR='' UE_SECURITY_MIRROR='' UE_CACHE=$w/cache-none \
+	runit nomirror --kernel "$k" -- true
+own_failure fail_no_mirror nomirror 121 \
+	"no Debian mirror in this machine's apt configuration: give one with --mirror URI (or UE_MIRROR=URI)$"
+[ ! -e "$w/cache-none/kernels" ] && result pass no_mirror_fetched_nothing ||
+	result fail no_mirror_fetched_nothing "$(ls "$w/cache-none")"
+APT_CONFIG=$na/apt.conf UE_MIRROR='' UE_SECURITY_MIRROR='' UE_CACHE=$w/cache-none \
+	runit nosecurity --mirror "$m" --kernel "$k" -- true
+own_failure fail_no_security_mirror nosecurity 121 \
+	"no Debian security mirror in this machine's apt configuration: give one with --security-mirror URI (or UE_SECURITY_MIRROR=URI)$"
+runit badmirror --mirror debian --kernel "$k" -- true
+own_failure fail_mirror_not_uri badmirror 120 "--mirror debian: not a URI"
+# Both given, and no Debian archive keyring on the host (UE_HOST_KEYRING
+# names no file): --update asks the mirror for the kernel and QEMU through
+# apt states of a cache of its own (its kernels, QEMU and built modules
+# those of the cache, so that nothing is built), whose sources are the
+# mirrors given and whose keyring is Debian's package, fetched and checked
+# (apt-lib.sh, ue_keyring_fetch); the kernel boots and runs COMMAND.
+if [ -n "$m" ] && [ -n "$s" ] && [ -n "$release" ]; then
+	mc=$w/cache-mirror
+	mkdir -p "$mc"
+	for d in kernels qemu run; do
+		mkdir -p "$cache/$d"
+		ln -s "$cache/$d" "$mc/$d"
+	done
+	APT_CONFIG=$na/apt.conf UE_MIRROR='' UE_SECURITY_MIRROR='' UE_CACHE=$mc \
+	UE_HOST_KEYRING=$w/no-such-keyring.gpg \
+		runit mirror --update --mirror "$m" --security-mirror "$s" --kernel "$k" -- \
+		cat /proc/sys/kernel/osrelease
+	is mirror_given_exit_0 0 mirror
+	same mirror_given_kernel_ran "$w/mirror.out" "$(cat "$cache/kernels/$k/release" 2>&1)"
+	# The release's apt state: its sources are the mirrors given, signed
+	# by the keyring fetched into the cache.
+	{ printf 'URIs: %s\n' "$m" "$s"; echo "Signed-By: $mc/keyring/debian-archive-keyring.gpg"; } |
+		sort >"$w/mirror.sources.want"
+	grep -hE '^(URIs|Signed-By):' "$mc/apt-$release/sources.list.d/$release.sources" 2>&1 |
+		sort -u >"$w/mirror.sources"
+	same mirror_given_sources "$w/mirror.sources" "$(cat "$w/mirror.sources.want")"
+	if [ -s "$mc/keyring/debian-archive-keyring.gpg" ] &&
+	   grep -qxE '[0-9][0-9a-z.+~]*' "$mc/keyring/version" 2>/dev/null &&
+	   [ -z "$(ls -d "$mc"/keyring-fetch.* 2>/dev/null)" ]; then
+		result pass keyring_fetched "debian-archive-keyring $(cat "$mc/keyring/version")"
+	else
+		result fail keyring_fetched "$(ls -l "$mc/keyring" "$mc"/keyring-fetch.* 2>&1 | head -5 | tr '\n' '|')"
+	fi
+else
+	result fail mirror_given_exit_0 "no Debian mirror here to give (mirror '$m', security mirror '$s', release '$release')"
+fi
 exit 0

@@ -18,10 +18,26 @@ relocate_links() {
 	done < <(find "$root" -type l -print0)
 }
 
-# The Debian mirror URI serving bookworm/main in the machine's apt config.
+# The Debian mirror URIs: UE_MIRROR and UE_SECURITY_MIRROR where they are
+# set (user-events-run's --mirror and --security-mirror; a host whose apt
+# configuration names no Debian mirror, such as an Ubuntu CI runner), else
+# those of the machine's apt sources, as apt reads them (APT_CONFIG
+# included): the URI of the first "main" source of a Debian release,
+# bookworm first, and of its -security suite. apt-get indextargets
+# --no-release-info reads the sources alone, so a machine whose lists were
+# never downloaded (a new container) has its mirror too.
+ue_debian_suites="bookworm trixie bullseye forky sid"
+ue_sources_uri() { # SUFFIX ("" or "-security")
+	apt-get indextargets --no-release-info \
+		--format '$(SITE) $(RELEASE) $(COMPONENT)' 'Created-By: Packages' 2>/dev/null |
+		awk -v suites="$ue_debian_suites" -v sfx="$1" '
+			BEGIN { n = split(suites, s, " "); for (i = 1; i <= n; i++) rank[s[i] sfx] = i }
+			$3 == "main" && ($2 in rank) && (best == "" || rank[$2] < r) { best = $1; r = rank[$2] }
+			END { if (best != "") print best }'
+}
 machine_mirror() {
-	apt-cache policy 2>/dev/null |
-		awk '$3 == "bookworm/main" && $4 == "amd64" { print $2; exit }'
+	if [ -n "${UE_MIRROR:-}" ]; then echo "${UE_MIRROR%/}"; return 0; fi
+	ue_sources_uri ""
 }
 
 apt_opts() {
@@ -49,14 +65,10 @@ private_apt_cache() {
 apt_ready=
 setup_private_apt() {
 	[ -n "$apt_ready" ] && return 0
-	local mirror suites f
+	local mirror suites f kr
 	mirror=$(machine_mirror)
-	if [ -z "$mirror" ]; then
-		log "no bookworm/main source in apt-cache policy; running apt-get update"
-		apt-get update -qq >&2 || true
-		mirror=$(machine_mirror)
-	fi
-	[ -n "$mirror" ] || die "cannot find the Debian mirror URI in this machine's apt configuration"
+	[ -n "$mirror" ] || die "no Debian mirror in this machine's apt configuration: set UE_MIRROR=URI"
+	kr=$(ue_keyring) || die "no Debian archive keyring"
 
 	rm -rf "$apt_root/sources.list.d"
 	mkdir -p "$apt_root/sources.list.d" "$apt_root/state/lists/partial" \
@@ -75,7 +87,7 @@ setup_private_apt() {
 	suites="bullseye bullseye-security"
 	ue_release_suites bullseye | while read -r uri s; do
 		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
-			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg \
+			"$uri" "$s" "$kr" \
 			>"$apt_root/sources.list.d/extra-$s.sources"
 	done
 	log "updating private apt lists (mirror from machine config, extra suites: ${suites:-none})"
@@ -92,10 +104,10 @@ setup_private_apt() {
 # unstable is sid alone. Lists are refreshed once per UE_APT_MAX_AGE seconds
 # (default 6 hours), so that a run resolves what the archive has today.
 
-# The URI serving bookworm-security/main in the machine's apt config.
+# The security mirror (machine_mirror).
 machine_security_mirror() {
-	apt-cache policy 2>/dev/null |
-		awk '$3 == "bookworm-security/main" && $4 == "amd64" { print $2; exit }'
+	if [ -n "${UE_SECURITY_MIRROR:-}" ]; then echo "${UE_SECURITY_MIRROR%/}"; return 0; fi
+	ue_sources_uri -security
 }
 
 # ue_release_suites RELEASE: "URI SUITE" lines.
@@ -103,13 +115,13 @@ ue_release_suites() {
 	local mirror sec
 	mirror=$(machine_mirror)
 	sec=$(machine_security_mirror)
-	[ -n "$mirror" ] || { log "cannot find the Debian mirror URI in this machine's apt configuration"; return 1; }
+	[ -n "$mirror" ] || { log "no Debian mirror in this machine's apt configuration: set UE_MIRROR=URI"; return 1; }
 	case $1 in
 	sid) echo "$mirror sid" ;;
 	# (not a release: the QEMU of the test VMs, tests/vm/fetch-qemu.sh)
 	qemu) echo "$mirror bookworm-backports" ;;
 	*)
-		[ -n "$sec" ] || { log "cannot find the Debian security mirror URI in this machine's apt configuration"; return 1; }
+		[ -n "$sec" ] || { log "no Debian security mirror in this machine's apt configuration: set UE_SECURITY_MIRROR=URI"; return 1; }
 		echo "$mirror $1"
 		echo "$sec $1-security"
 		[ "$1" = trixie ] && echo "$mirror $1-backports"
@@ -153,13 +165,13 @@ ue_apt_cache() { # RELEASE apt-cache-args...
 
 # ue_apt_setup RELEASE: the state, its lists fresh.
 ue_apt_setup() {
-	local r=$1 d=$UE_CACHE/apt-${1/\//-} rel=${1%/*} suites uri s stamp age
-	[ -n "$(machine_mirror)" ] || apt-get update -qq >&2 || true
+	local r=$1 d=$UE_CACHE/apt-${1/\//-} rel=${1%/*} suites uri s stamp age kr
 	suites=$(ue_release_suites "$rel") || return 1
+	kr=$(ue_keyring) || return 1
 	mkdir -p "$d/sources.list.d" "$d/state/lists/partial" "$d/cache/archives/partial"
 	while read -r uri s; do
 		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
-			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
+			"$uri" "$s" "$kr"
 	done <<<"$suites" >"$d/sources.list.d/$rel.sources.new"
 	stamp=$d/state/.updated
 	age=$(( $(date +%s) - $(stat -c %Y "$stamp" 2>/dev/null || echo 0) ))
@@ -190,4 +202,90 @@ ue_apt_release() {
 	local a
 	a=$(ue_kernel_arch "$2")
 	[ "$a" = amd64 ] && echo "$1" || echo "$1/$a"
+}
+
+# --- the Debian archive keyring -------------------------------------------------
+# ue_keyring: the keyring that checks the Debian archive's signatures, on
+# stdout: the host's (UE_HOST_KEYRING, default
+# /usr/share/keyrings/debian-archive-keyring.gpg, debian-archive-keyring's)
+# or, on a host without it (an Ubuntu CI runner, a container of another
+# distribution), the one in $UE_CACHE/keyring/, fetched once
+# (ue_keyring_fetch). For the private apt states' Signed-By, the chroots'
+# apt and debootstrap --keyring.
+ue_keyring() {
+	local host=${UE_HOST_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
+	local k=$UE_CACHE/keyring/debian-archive-keyring.gpg
+	if [ -f "$host" ]; then echo "$host"; return 0; fi
+	[ -s "$k" ] || ue_keyring_fetch || return 1
+	echo "$k"
+}
+
+# ue_keyring_fetch: Debian's debian-archive-keyring package of
+# $ue_keyring_suite, from the mirror (machine_mirror), unpacked into
+# $UE_CACHE/keyring/ (its keyring and its version).
+#
+# The trust: the fingerprints of tests/vm/debian-archive-keys, the keys
+# that sign Debian's suites, as Debian's own keyring package has them; the
+# repository pins no host and no file's hash. apt fetches the package
+# twice, in a private state of its own: first with "Trusted: yes" (nothing
+# checked but the hashes of the unsigned Release), for the keys it
+# carries; then, the lists downloaded anew, with Signed-By those keys
+# restricted to the pinned fingerprints, so that apt accepts the suite's
+# InRelease only with a good signature of a pinned key (of the key or of a
+# subkey), the Packages list only with InRelease's hash and the package
+# only with the list's. It is the second package that is unpacked: keys
+# that a man in the middle put in the first are of no use to him unless
+# they have a pinned fingerprint. When Debian signs its suites with keys
+# that are not pinned (a new release's), the fetch fails, saying so, until
+# the file names them.
+ue_keyring_suite=trixie
+ue_keyring_fetch() {
+	local mirror d k=$UE_CACHE/keyring fprs deb rc=1
+	mirror=$(machine_mirror)
+	[ -n "$mirror" ] || { log "no Debian mirror to fetch the archive keyring from: set UE_MIRROR=URI"; return 1; }
+	fprs=$(awk '!/^#/ && NF { printf " %s", $1 }' "$(dirname "${BASH_SOURCE[0]}")/debian-archive-keys")
+	[ -n "$fprs" ] || { log "no pinned fingerprints in tests/vm/debian-archive-keys"; return 1; }
+	log "fetching debian-archive-keyring ($ue_keyring_suite) from $mirror: this host has no Debian archive keyring"
+	mkdir -p "$UE_CACHE"
+	d=$(mktemp -d "$UE_CACHE/keyring-fetch.XXXXXX") || return 1
+	mkdir -p "$d/src" "$d/none" "$d/state/lists/partial" "$d/cache/archives/partial" \
+		"$d/1" "$d/2" "$d/x"
+	kapt() {
+		apt-get -q -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$d/src" \
+			-o Dir::Etc::Trusted=/dev/null -o Dir::Etc::TrustedParts="$d/none" \
+			-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null \
+			-o Dir::State="$d/state" -o Dir::Cache="$d/cache" -o Acquire::Languages=none \
+			-o APT::Architecture=amd64 -o APT::Architectures::=amd64 \
+			-o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"
+	}
+	ksrc() { # Trusted-or-Signed-By line
+		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\n%s\n' \
+			"$mirror" "$ue_keyring_suite" "$1" >"$d/src/keyring.sources"
+	}
+	if ksrc 'Trusted: yes' && kapt update >"$d/log" 2>&1 &&
+	   (cd "$d/1" && kapt download debian-archive-keyring) >>"$d/log" 2>&1 &&
+	   deb=$(ls "$d"/1/debian-archive-keyring_*.deb) && dpkg-deb -x "$deb" "$d/x" &&
+	   [ -s "$d/x/usr/share/keyrings/debian-archive-keyring.gpg" ]; then
+		rm -rf "$d/state/lists"
+		mkdir -p "$d/state/lists/partial"
+		ksrc "Signed-By: $d/x/usr/share/keyrings/debian-archive-keyring.gpg$fprs"
+		if kapt update >"$d/log" 2>&1 &&
+		   (cd "$d/2" && kapt download debian-archive-keyring) >>"$d/log" 2>&1 &&
+		   deb=$(ls "$d"/2/debian-archive-keyring_*.deb) &&
+		   rm -rf "$d/x" && mkdir "$d/x" && dpkg-deb -x "$deb" "$d/x" &&
+		   [ -s "$d/x/usr/share/keyrings/debian-archive-keyring.gpg" ]; then
+			rm -rf "$k.new"
+			mkdir -p "$k.new"
+			cp "$d/x/usr/share/keyrings/debian-archive-keyring.gpg" "$k.new/" &&
+			dpkg-deb -f "$deb" Version >"$k.new/version" &&
+			rm -rf "$k" && mv "$k.new" "$k" && rc=0
+			log "debian-archive-keyring $(cat "$k/version" 2>/dev/null) into $k"
+		else
+			log "no debian-archive-keyring of $ue_keyring_suite on $mirror signed by a key of tests/vm/debian-archive-keys: $(grep -m1 -E '^(W|E): ' "$d/log" | cut -c1-300)"
+		fi
+	else
+		log "could not fetch debian-archive-keyring from $mirror: $(grep -m1 -E '^E: ' "$d/log" || tail -1 "$d/log")"
+	fi
+	rm -rf "$d"
+	return $rc
 }

@@ -80,14 +80,15 @@ ue_arm64_binfmt() {
 
 # ue_arm64_root RELEASE: the root (once), its apt sources and lists fresh.
 ue_arm64_root() {
-	local r=$1 n=$1-arm64 c mirror stamp want
+	local r=$1 n=$1-arm64 c mirror stamp want kr
 	c=$(ue_chroot_dir "$n")
 	ue_arm64_binfmt || return 1
 	stamp=$c/.ue-complete
 	want=$ue_arm64_base_pkgs
 	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 		mirror=$(machine_mirror)
-		[ -n "$mirror" ] || { log "no Debian mirror URI in this machine's apt configuration"; return 1; }
+		[ -n "$mirror" ] || { log "no Debian mirror in this machine's apt configuration: set UE_MIRROR=URI"; return 1; }
+		kr=$(ue_keyring) || return 1
 		rm -rf "$c"
 		mkdir -p "$(dirname "$c")"
 		log "debootstrap --arch=arm64 $r into $c (once; cached)"
@@ -95,7 +96,7 @@ ue_arm64_root() {
 		# the root's maintainer scripts under qemu-user.)
 		rm -f "$c.debootstrap.log"
 		timed "debootstrap first stage" "$c.debootstrap.log" \
-			debootstrap --arch=arm64 --foreign --variant=minbase --include="$want" \
+			debootstrap --arch=arm64 --foreign --variant=minbase --keyring="$kr" --include="$want" \
 			"$r" "$c" "$mirror" ||
 			{ log "debootstrap $r arm64 failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"; return 1; }
 		timed "debootstrap second stage (qemu-user)" "$c.debootstrap.log" \

@@ -57,17 +57,18 @@ ue_chroot_run() {
 
 # ue_chroot_make RELEASE: create the chroot (once), its apt lists fresh.
 ue_chroot_make() {
-	local r=$1 c mirror stamp want
+	local r=$1 c mirror stamp want kr
 	c=$(ue_chroot_dir "$r")
 	stamp=$c/.ue-complete
 	want="$ue_chroot_base_pkgs"
 	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 		mirror=$(machine_mirror)
-		[ -n "$mirror" ] || { log "no Debian mirror URI in this machine's apt configuration"; return 1; }
+		[ -n "$mirror" ] || { log "no Debian mirror in this machine's apt configuration: set UE_MIRROR=URI"; return 1; }
+		kr=$(ue_keyring) || return 1
 		rm -rf "$c"
 		mkdir -p "$(dirname "$c")"
 		log "debootstrap $r into $c (once; cached)"
-		debootstrap --variant=minbase --include="$want" "$r" "$c" "$mirror" \
+		debootstrap --variant=minbase --keyring="$kr" --include="$want" "$r" "$c" "$mirror" \
 			>"$c.debootstrap.log" 2>&1 ||
 			{ log "debootstrap $r failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"; return 1; }
 		rm -f "$c"/etc/apt/sources.list
@@ -81,18 +82,21 @@ ue_chroot_make() {
 # the arm64 roots (tests/vm/arm64-root.sh), whose apt asks the same suites
 # for arm64.
 ue_chroot_apt() {
-	local n=$1 r=$2 c stamp want t0
+	local n=$1 r=$2 c stamp want t0 suites kr
 	c=$(ue_chroot_dir "$n")
-	ue_release_suites "$r" | while read -r uri s; do
+	suites=$(ue_release_suites "$r") || return 1
+	kr=$(ue_keyring) || return 1
+	while read -r uri s; do
 		printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
 			"$uri" "$s" /usr/share/keyrings/debian-archive-keyring.gpg
-	done >"$c/etc/apt/sources.list.d/ue.sources"
+	done <<<"$suites" >"$c/etc/apt/sources.list.d/ue.sources"
 	cp /etc/resolv.conf "$c/etc/resolv.conf" 2>/dev/null || true
 	# As in the private apt states (apt-lib.sh): a snapshot mirror serves
 	# sid's Release past its Valid-Until; the signatures are still checked.
 	echo 'Acquire::Check-Valid-Until "false";' >"$c/etc/apt/apt.conf.d/90ue-valid-until"
-	# The release's keyring may predate the suites' keys: the host's is newer.
-	cp /usr/share/keyrings/debian-archive-keyring.gpg "$c/usr/share/keyrings/"
+	# The release's keyring may predate the suites' keys: the host's (or
+	# the one fetched into the cache, apt-lib.sh's ue_keyring) is newer.
+	cp "$kr" "$c/usr/share/keyrings/debian-archive-keyring.gpg"
 	# apt-get update when the sources changed or the lists are 6 hours old.
 	stamp=$c/.ue-apt-updated
 	want=$(md5sum <"$c/etc/apt/sources.list.d/ue.sources")
