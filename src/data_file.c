@@ -4,9 +4,13 @@
  * 1.3, 1.6, 1.7, 1.8).
  *
  * Each open file has its own array of the events registered through it; a
- * write index is a position in that array. The array only grows, and is
- * replaced (copy plus one) under ue_reg_mutex and published with RCU, so
- * the write path reads it without a lock.
+ * write index is a position in that array. The array only grows, under
+ * ue_reg_mutex: an event goes in a free slot and is then counted (a release
+ * store), and a full array is replaced by one twice its size, published
+ * with RCU, so the write path reads it without a lock. Upstream replaces
+ * the array by a copy one longer on every registration: registering n
+ * events through one file copies n^2/2 pointers and makes n allocations of
+ * up to 8n bytes (64000 events took over 280 s under TCG).
  */
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -25,7 +29,8 @@
 
 struct ue_refs {
 	struct rcu_head		rcu;
-	u32			count;
+	u32			count;		/* slots in use */
+	u32			size;		/* slots */
 	struct ue_event		*events[];
 };
 
@@ -41,7 +46,8 @@ static struct ue_event *ue_file_event(struct ue_file *info, int index)
 
 	rcu_read_lock_sched();
 	refs = rcu_dereference_sched(info->refs);
-	if (refs && index < refs->count)
+	/* (the count is stored after its slot: ue_file_ref_add) */
+	if (refs && index < smp_load_acquire(&refs->count))
 		ev = refs->events[index];
 	rcu_read_unlock_sched();
 	/* The file holds a reference until release, which cannot race a write. */
@@ -55,7 +61,7 @@ static struct ue_event *ue_file_event(struct ue_file *info, int index)
 static int ue_file_ref_add(struct ue_file *info, struct ue_event *ev)
 {
 	struct ue_refs *old, *new;
-	u32 i, count;
+	u32 i, count, size;
 
 	lockdep_assert_held(&ue_reg_mutex);
 	old = rcu_dereference_protected(info->refs,
@@ -65,13 +71,21 @@ static int ue_file_ref_add(struct ue_file *info, struct ue_event *ev)
 		if (old->events[i] == ev)
 			return i;
 
-	new = kmalloc(struct_size(new, events, count + 1), GFP_KERNEL_ACCOUNT);
+	if (old && count < old->size) {
+		old->events[count] = ue_event_get(ev);
+		/* A writer that sees the count sees the slot. */
+		smp_store_release(&old->count, count + 1);
+		return count;
+	}
+	size = count ? 2 * count : 4;
+	new = kmalloc(struct_size(new, events, size), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return -ENOMEM;
 	if (count)
 		memcpy(new->events, old->events, count * sizeof(*old->events));
 	new->events[count] = ue_event_get(ev);
 	new->count = count + 1;
+	new->size = size;
 	rcu_assign_pointer(info->refs, new);
 	if (old)
 		kfree_rcu(old, rcu);
