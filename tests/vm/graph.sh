@@ -24,7 +24,10 @@
 #   kernel  our debug kernels' builds, one at a time (each is make -j)
 #   fetch   downloads, three at a time
 #   chroot  debootstraps, one at a time
-#   emu     qemu-user (the arm64 root), one
+#   emu     qemu-user (the arm64 root, then the install test's DKMS step
+#           in it), one: that step took an install slot for 2754 s niced
+#           beside a debug kernel's build, and the amd64 releases' steps,
+#           and their boots, waited for it
 # Within a pool, and among jobs ready at once, ninja starts them in the
 # order of this file: the VM rows longest first (the debug kernels' take 9
 # to 14 min, a Debian kernel's 2 to 5) and their modules in that order, the
@@ -160,7 +163,7 @@ if [ "$vms_only" != 1 ]; then
 		# shellcheck disable=SC2046,SC2086
 		edge "arm64-root.$r" emu $(fetches_of $rows)
 		# shellcheck disable=SC2086
-		edge "install-steps.$r-arm64" install "arm64-root.$r" userspace.arm64 $(modules_of $rows)
+		edge "install-steps.$r-arm64" emu "arm64-root.$r" userspace.arm64 $(modules_of $rows)
 	done
 	for r in $releases; do
 		[ -z "$(rows_of "$r" amd64)" ] || edge "install-boot.$r" vm "install-steps.$r"
