@@ -42,6 +42,15 @@ f == 3 { gdeps[$1] = $2; next }
 # before(i, j): whether job i wins a tie over job j (the first start, then the first line)
 function before(i, j) { return s[i] < s[j] || (s[i] == s[j] && i < j) }
 function gbefore(i, j) { return gs[i] < gs[j] || (gs[i] == gs[j] && i < j) }
+# print_path(TITLE, START, END, WALL, NAME): path[m] (the last job) down to
+# path[1], with idle[] before each, from the arrays of its jobs.
+function print_path(title, S, E, W, NAME,   j, b) {
+	print title
+	for (j = m; j >= 1; j--) {
+		b = path[j]
+		printf "  %7.0f %7.0f %8.2f %7.0f  %s\n", S[b] - t0, E[b] - t0, W[b], idle[b], NAME[b]
+	}
+}
 END {
 	printf "timeline (%s): %d jobs, %.0f s from the first start to the last end, %.2f CPU seconds in all jobs (%.2f cores busy on average)\n", \
 		ARGV[1], n, t1 - t0, cpu, (t1 > t0 ? cpu / (t1 - t0) : 0)
@@ -74,11 +83,8 @@ END {
 			idle[b] = p ? gs[b] - ge[p] : gs[b] - t0
 			b = p
 		}
-		print "critical path through the job graph (start s, end s, wall s, wait s before it, job):"
-		for (j = m; j >= 1; j--) {
-			b = path[j]
-			printf "  %7.0f %7.0f %8.2f %7.0f  %s\n", gs[b] - t0, ge[b] - t0, gw[b], idle[b], gname[b]
-		}
+		print_path("critical path through the job graph (start s, end s, wall s, wait s before it, job):", \
+			   gs, ge, gw, gname)
 		exit
 	}
 	# The path, from its end back to its start.
@@ -93,9 +99,5 @@ END {
 		idle[b] = p ? s[b] - e[p] : s[b] - t0
 		b = p
 	}
-	print "critical path (start s, end s, wall s, idle s before it, job):"
-	for (j = m; j >= 1; j--) {
-		b = path[j]
-		printf "  %7.0f %7.0f %8.2f %7.0f  %s\n", s[b] - t0, e[b] - t0, w[b], idle[b], name[b]
-	}
+	print_path("critical path (start s, end s, wall s, idle s before it, job):", s, e, w, name)
 }' "$tl" ${graph:+"$graph" "$deps"}
