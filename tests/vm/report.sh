@@ -1,9 +1,9 @@
 #!/bin/bash
 # The report stage of make check: the kernel x suite table of a results
 # file ("<kernel> <suite> pass|fail <case> [detail]" lines), the exact
-# package of each row (the lock file), the notes, the failures, the
-# timeline's report (the longest jobs, their CPU, the critical path), and
-# the last line "N passed, N failed". Exits non-zero on any failure.
+# package of each row (the lock file), the notes, the timeline's report
+# (the longest jobs, their CPU, the critical path), the failures, and the
+# last line "N passed, N failed". Exits non-zero on any failure.
 # Usage: report.sh RESULTS LOCK NOTES SECONDS ROW...
 set -uo pipefail
 results=$1 lock=$2 notes=$3 secs=$4
@@ -33,25 +33,28 @@ for k in "$@"; do
 done
 [ -s "$notes" ] && { echo; cat "$notes"; }
 
-if grep -q ' fail ' "$results"; then
-	echo
-	echo "failures:"
-	awk '$3 == "fail" { printf "  %s %s %s:", $1, $2, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' "$results"	# A VM that did not finish: where its console stopped (the rest is in
-	# build/check/<kernel>/console.log.txt), so that a CI log shows it.
-	for k in $(awk '$2 == "vm" && $3 == "fail" && $4 == "finished" { print $1 }' "$results" | sort -u); do
-		log=$(dirname "$results")/$k/console.log.txt
-		[ -f "$log" ] || continue
-		echo
-		echo "$k: the last lines of its console ($log):"
-		grep -v '^UE-RESULT .* pass ' "$log" | tail -15 | cut -c1-160 | sed 's/^/  | /'
-	done
-fi
 # The jobs' times (build/check/timeline.tsv: tests/vm/timeline-report.sh),
 # and the graph's (graph.tsv, deps.tsv) for its critical path.
 d=$(dirname "$results")
 if [ -f "$d/timeline.tsv" ]; then
 	echo
 	"$(dirname "$0")/timeline-report.sh" "$d/timeline.tsv" "$d/graph.tsv" "$d/deps.tsv"
+fi
+# The failures last, just above the verdict: the end of a CI log is often
+# all that a CI page shows. First where each VM that did not finish
+# stopped (the rest is in build/check/<kernel>/console.log.txt), then the
+# list of failed checks.
+if awk '$3 != "pass" { f = 1 } END { exit !f }' "$results"; then
+	for k in $(awk '$2 == "vm" && $3 == "fail" && $4 == "finished" { print $1 }' "$results" | sort -u); do
+		log=$d/$k/console.log.txt
+		[ -f "$log" ] || continue
+		echo
+		echo "$k: the last lines of its console ($log):"
+		grep -v '^UE-RESULT .* pass ' "$log" | tail -15 | cut -c1-160 | sed 's/^/  | /'
+	done
+	echo
+	echo "failures:"
+	awk '$3 != "pass" { printf "  %s %s %s %s:", $1, $2, $3, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' "$results"
 fi
 passed=$(awk '$3 == "pass"' "$results" | wc -l)
 failed=$(awk '$3 != "pass"' "$results" | wc -l)
