@@ -34,17 +34,6 @@
 static gid_t member_gid;
 static mode_t data_mode;
 
-/* Wait up to a second for *@word to become @want (spec 1.9). */
-static int wait_word(volatile __u32 *word, __u32 want)
-{
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i;
-
-	for (i = 0; i < 100 && *word != want; i++)
-		nanosleep(&ts, NULL);
-	return *word == want;
-}
-
 /* CapEff of this process, as /proc/self/status has it. */
 static const char *cap_eff(void)
 {
@@ -108,7 +97,7 @@ static void member_child(void)
 		return;
 	/* The event exists, root's, and is enabled: the bit is set at once. */
 	UE_EQ("member.reg", ue_reg(fd, "grp_ev u32 a", &word, 0, 0, &idx), 0);
-	UE_EQ("member.reg_bit_set", wait_word(&word, 1), 1);
+	UE_EQ("member.reg_bit_set", ue_wait_bits(&word, ~0U, 1), 1);
 	rec[0] = idx;
 	rec[1] = 0x5678;
 	UE_EQ("member.write", write(fd, rec, sizeof(rec)), 8);
@@ -182,21 +171,6 @@ static void outsider_child(void)
 }
 
 /* ---- the parent, root --------------------------------------------------- */
-
-/* Run @fn in a child (its results are its own lines); it must exit 0. */
-static void run_child(const char *name, void (*fn)(void))
-{
-	int status = -1;
-	pid_t pid = fork();
-
-	if (!pid) {
-		fn();
-		fflush(stdout);
-		_exit(ue_failures ? 1 : 0);
-	}
-	waitpid(pid, &status, 0);
-	UE_EQ(name, WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
-}
 
 static void check_file(const char *tag, const char *path, mode_t mode)
 {
@@ -273,17 +247,17 @@ int main(int argc, char **argv)
 	ue_trace_clear();
 	UE_EQ("root.enable", ue_enable("grp_ev", 1), 0);
 
-	run_child("member.child", member_child);
+	UE_EQ("member.child", ue_in_child(member_child), 0);
 	UE_EQ("member.record", ue_trace_has("grp_ev: a=0x5678 (22136)\n"), 1);
 	UE_EQ("member.no_persistent_made", ue_exists(EVENTS "/grp_p"), 0);
 	UE_EQ("member.no_dyn_event_made", ue_exists(EVENTS "/grp_dyn"), 0);
 	UE_EQ("member.root_persistent_kept", ue_exists(EVENTS "/grp_root_p"), 1);
 
-	run_child("perfmon.child", perfmon_child);
+	UE_EQ("perfmon.child", ue_in_child(perfmon_child), 0);
 	UE_EQ("perfmon.persistent_gone", ue_exists(EVENTS "/grp_pm"), 0);
 	UE_EQ("perfmon.dyn_gone", ue_exists(EVENTS "/grp_pm_dyn"), 0);
 
-	run_child("outsider.child", outsider_child);
+	UE_EQ("outsider.child", ue_in_child(outsider_child), 0);
 
 	UE_EQ("root.disable", ue_enable("grp_ev", 0), 0);
 	UE_EQ("root.unreg", ue_unreg(fd, &word, 0), 0);

@@ -77,21 +77,6 @@ static long write_u32(int fd, __u32 index, __u32 value)
 }
 
 /*
- * Wait up to a second for *@word to become @want: a word on a page still
- * shared copy-on-write after fork() is updated by a deferred fault-in
- * (spec 1.9).
- */
-static int wait_word(volatile __u32 *word, __u32 want)
-{
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i;
-
-	for (i = 0; i < 100 && *word != want; i++)
-		nanosleep(&ts, NULL);
-	return *word == want;
-}
-
-/*
  * The ids of the variants of MULTI_FORMAT event @name, in @ids (up to @max);
  * returns how many there are.
  */
@@ -511,11 +496,11 @@ static void member_child(struct turns *t)
 	UE_EQ("member.reg_bit_clear", word, 0);
 	tell(t->to_parent[1]);
 	hear(t->to_child[0]);	/* the parent enabled the event */
-	UE_EQ("member.enabled_bit_set", wait_word(&word, 1), 1);
+	UE_EQ("member.enabled_bit_set", ue_wait_bits(&word, ~0U, 1), 1);
 	UE_EQ("member.write", write_u32(fd, idx, 0x1234), 8);
 	tell(t->to_parent[1]);
 	hear(t->to_child[0]);	/* the parent disabled it */
-	UE_EQ("member.disabled_bit_clear", wait_word(&word, 0), 1);
+	UE_EQ("member.disabled_bit_clear", ue_wait_bits(&word, ~0U, 0), 1);
 
 	/* PERSIST needs CAP_PERFMON: refused even for an existing event. */
 	UE_ERRNO("member.persist_eperm",
@@ -685,7 +670,7 @@ static void isolation_child(struct turns *t)
 	/* Its own enabler is still there, and still only bit 0. */
 	tell(t->to_parent[1]);
 	hear(t->to_child[0]);	/* the parent disabled the event */
-	UE_EQ("iso.disable_clears_bit0_only", wait_word(&word, 2), 1);
+	UE_EQ("iso.disable_clears_bit0_only", ue_wait_bits(&word, ~0U, 2), 1);
 	UE_EQ("iso.unreg", ue_unreg(fd, &word, 0), 0);
 	close(fd);
 }
@@ -708,9 +693,9 @@ static void isolation(void)
 	}
 	turns_side(&t, 0);
 	if (hear(t.to_parent[0])) {
-		UE_EQ("iso.root_word_set", wait_word(&word, 1), 1);
+		UE_EQ("iso.root_word_set", ue_wait_bits(&word, ~0U, 1), 1);
 		UE_EQ("iso.disable", ue_enable("lim_iso", 0), 0);
-		UE_EQ("iso.root_word_cleared", wait_word(&word, 0), 1);
+		UE_EQ("iso.root_word_cleared", ue_wait_bits(&word, ~0U, 0), 1);
 		tell(t.to_child[1]);
 	}
 	reap(pid, "iso.child");

@@ -71,9 +71,11 @@ static inline int ue_unreg(int fd, __u32 *word, int bit)
 
 /*
  * Run @fn in a child process: its exit releases every enabler and file it
- * had (spec 1.9), so the parent can check what is left.
+ * had (spec 1.9), so the parent can check what is left. The child's
+ * results are its own lines; it exits 1 after a failed one. Returns its
+ * exit status (-1 if it did not exit), and counts a failure if not 0.
  */
-static inline void ue_in_child(void (*fn)(void))
+static inline int ue_in_child(void (*fn)(void))
 {
 	int status = -1;
 	pid_t pid = fork();
@@ -84,8 +86,10 @@ static inline void ue_in_child(void (*fn)(void))
 		_exit(ue_failures ? 1 : 0);
 	}
 	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (status)
 		ue_failures++;
+	return status;
 }
 
 static inline int ue_del(int fd, const char *name)
