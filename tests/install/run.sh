@@ -133,8 +133,17 @@ steps() {
 	mkdir -p "$arch/partial"
 	log "in an overlay over the $release chroot: install, kernel upgrade ($further), purge, upgrade from $prev, autopkgtest, user-events-dev"
 	t0=$(date +%s)
+	# DKMS compiles through the chroot's ccache, by the switch Debian's
+	# kernel headers have for it (with DEBIAN_KERNEL_USE_CCACHE set, CC in
+	# their .kernelvariables is "ccache <triplet>-gcc-N"), in the cache of
+	# the rig's own builds for this release (stage-build.sh): the release's
+	# compiler all the same, and dkms, make and kbuild run as on a user's
+	# machine, but a run whose tree did not change reuses its objects
+	# (the ~20 builds of the steps were ~200 CPU s a release, niced).
+	mkdir -p "$UE_CACHE/ccache/$release"
 	ue_chroot_run "$release" --overlay "$work/overlay" --bind "$work" \
 		--bind "$arch:/var/cache/apt/archives" \
+		env DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR="$UE_CACHE/ccache/$release" \
 		bash "$work/in-chroot.sh" "$work" "$version" "$prev" "$further" "${rels[@]}" \
 		>"$work/results" 2>"$work/in-chroot.log"
 	rc=$?
