@@ -147,6 +147,49 @@ ue_arm64_headers() {
 	log "apt-get install $hdr dkms (arm64 root, kept): $(( $(date +%s) - t0 ))s"
 }
 
+# ue_arm64_cross RELEASE KRELEASE OVERLAY: the release's cross compiler for
+# arm64, an amd64 program, put in the upper layer of OVERLAY (an overlay
+# dir of ue_chroot_run, before it is first mounted) over the root's own arm64 gcc, so that DKMS's compiles run
+# natively instead of under qemu-user (issue 28, item 4: 1806 s a build
+# beside the VMs). The compiler is the one CC of the headers' .kernelvariables
+# names ("$(CROSS_COMPILE)gcc-N", CROSS_COMPILE aarch64-linux-gnu-: the
+# same name as Debian's cross compiler), taken from the release's amd64
+# chroot, where make check's own arm64 builds installed it
+# (ue_chroot_cross): the files of its package and of its dependencies, at
+# their paths with the links of merged /usr resolved, and the amd64 loader's
+# /lib64. Its version text must be the kernel's CONFIG_CC_VERSION_TEXT, as
+# the root's own gcc's is. dkms, make, kbuild's programs and the rest of
+# the root stay arm64, under qemu-user.
+ue_arm64_cross() {
+	local r=$1 krel=$2 ovl=$3 upper=$3/upper c kv n pkg want got
+	c=$(ue_chroot_dir "$r-arm64")
+	kv=$c/usr/src/linux-headers-$krel/.kernelvariables
+	n=$(sed -n 's/^CC = .*\$(CROSS_COMPILE)gcc-\([0-9][0-9]*\)$/\1/p' "$kv")
+	[ -n "$n" ] || { log "no gcc-N in the CC of $kv"; return 1; }
+	pkg=gcc-$n-aarch64-linux-gnu
+	want=$(sed -n 's/^CONFIG_CC_VERSION_TEXT=//p' "$c/usr/src/linux-headers-$krel/include/config/auto.conf" | tr -d '"')
+	mkdir -p "$upper" || return 1
+	# shellcheck disable=SC2016
+	ue_chroot_run "$r" --bind "$upper:/ue-upper" bash -c '
+		set -o pipefail
+		pkg=$1
+		dpkg-query -W -f="\${Status}\n" "$pkg" 2>/dev/null | grep -q "ok installed" ||
+			{ echo "$pkg is not installed in the amd64 chroot"; exit 1; }
+		apt-cache depends --recurse --installed --no-recommends --no-suggests --no-conflicts \
+			--no-breaks --no-replaces --no-enhances "$pkg" | grep "^[a-z]" | sort -u |
+		xargs dpkg -L | grep -v "^/usr/share/" | while read -r f; do
+			[ -d "$f" ] || { d=$(readlink -f "$(dirname "$f")"); echo "${d#/}/${f##*/}"; }
+		done | sort -u | tar -C / --no-recursion -cf - -T - | tar -C /ue-upper -xf -
+	' ue-arm64-cross "$pkg" || { log "$pkg from the $r chroot: failed"; return 1; }
+	# (the loader that amd64 programs name, /lib64/ld-linux-x86-64.so.2;
+	# an arm64 root has no /lib64)
+	[ -e "$c/lib64" ] || [ -e "$upper/lib64" ] || ln -s usr/lib64 "$upper/lib64"
+	got=$(ue_chroot_run "$r-arm64" --overlay "$ovl" "aarch64-linux-gnu-gcc-$n" --version 2>&1 | head -1)
+	[ "$got" = "$want" ] ||
+		{ log "$pkg from the $r chroot says '$got', the kernel was built by '$want'"; return 1; }
+	log "$pkg (amd64) from the $r chroot in the overlay: $got"
+}
+
 # ue_arm64_dkms RELEASE DEB WORK [HEADERS]: DEB installed in an overlay over the root
 # with the headers package HEADERS (default: that of the release's newest
 # 6.12 arm64 kernel), as a user of
@@ -172,6 +215,7 @@ ue_arm64_dkms() {
 	# qemu-user their install takes minutes (20 cold), once per kernel.
 	# Other kernels' headers go, so that the root does not grow.
 	ue_arm64_headers "$r" "$abi" "$work" || return 1
+	ue_arm64_cross "$r" "$krel" "$work/overlay" || return 1
 	log "in an overlay over the $n root (with $abi and dkms): $(basename "$deb")"
 	# shellcheck disable=SC2016
 	ue_chroot_run "$n" --overlay "$work/overlay" --bind "$work" \
