@@ -54,7 +54,7 @@ if awk '$3 != "pass" { f = 1 } END { exit !f }' "$results"; then
 	done
 	echo
 	echo "failures:"
-	awk '$3 != "pass" { printf "  %s %s %s %s:", $1, $2, $3, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' "$results"
+	awk '$3 != "pass" { printf "  %s %s %s:", $1, $2, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' "$results"
 fi
 passed=$(awk '$3 == "pass"' "$results" | wc -l)
 failed=$(awk '$3 != "pass"' "$results" | wc -l)
