@@ -515,14 +515,17 @@ static void *aio_perf_fn(void *pfd)
 
 /*
  * Whether thread @tid of this process waits in the module's race window:
- * 1 or 0, -1 if the kernel does not show where threads wait.
+ * 1 or 0, -1 if the kernel does not show where threads wait (no such
+ * file). The file is empty while the thread runs on another CPU (the
+ * kernel does not walk a running task's stack): not yet in the window,
+ * ask again. (Taking that for "no file" once skipped the check on bpo-rt.)
  */
 static int in_race_window(pid_t tid)
 {
 	char path[64], buf[4096];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", tid);
-	if (ue_read_text(path, buf, sizeof(buf)) <= 0)
+	if (ue_read_text(path, buf, sizeof(buf)) == -ENOENT)
 		return -1;
 	return strstr(buf, "ue_race_window") != NULL;
 }
