@@ -44,6 +44,13 @@ else
 fi
 tree=$dir/$pkg
 
+# One fetch at a time: make check's graph runs the linux-source job and the
+# debug kernel's build (tests/kernel/build.sh) at once, and on an empty
+# cache each would unpack the tree over the other's build (seen: a cold run's
+# debug kernel failed on a header the other had just removed).
+mkdir -p "$(dirname "$dir")"
+exec {lock}>"$dir.lock"
+flock "$lock"
 if [ ! -f "$dir/.complete" ] || { [ -n "$want" ] && [ "$(cat "$dir/version")" != "$want" ]; }; then
 	log "fetching $pkg${want:+ $want}"
 	rm -rf "$dir"
