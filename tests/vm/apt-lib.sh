@@ -163,8 +163,21 @@ ue_apt_cache() { # RELEASE apt-cache-args...
 	apt-cache "${opts[@]}" "$@"
 }
 
-# ue_apt_setup RELEASE: the state, its lists fresh.
+# ue_apt_setup RELEASE: the state, its lists fresh. One process at a time
+# a state: apt runs here without its own locks (Debug::NoLocking), and make
+# check's graph begins jobs that set up the same state at once (resolve and
+# the arm64 tools on an empty cache), whose apt-get updates would write the
+# same lists.
 ue_apt_setup() {
+	local d=$UE_CACHE/apt-${1/\//-} fd rc
+	mkdir -p "$d" && exec {fd}>"$d/.setup.lock" || return 1
+	flock "$fd"
+	ue_apt_setup_locked "$1"
+	rc=$?
+	exec {fd}>&-
+	return $rc
+}
+ue_apt_setup_locked() {
 	local r=$1 d=$UE_CACHE/apt-${1/\//-} rel=${1%/*} suites uri s stamp age kr
 	suites=$(ue_release_suites "$rel") || return 1
 	kr=$(ue_keyring) || return 1
