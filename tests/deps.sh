@@ -162,10 +162,10 @@ ue_deps_closure() {
 	rc=$?
 	rm -rf "$st"
 	[ $rc = 0 ] || { echo "$sim" | grep '^E:' >&2; return 1; }
-	awk '$1 == "Inst" { print $2 }' <<<"$sim"
+	sim=$(awk '$1 == "Inst" { print $2 }' <<<"$sim")
+	echo "$sim"
 	# (kept where the cache can be written; written whole or not at all)
-	mkdir -p "$dir" 2>/dev/null &&
-		awk '$1 == "Inst" { print $2 }' <<<"$sim" >"$dir/$key.$$" 2>/dev/null &&
+	mkdir -p "$dir" 2>/dev/null && echo "$sim" >"$dir/$key.$$" 2>/dev/null &&
 		mv -f "$dir/$key.$$" "$dir/$key" 2>/dev/null
 	rm -f "$dir/$key.$$" 2>/dev/null
 	return 0

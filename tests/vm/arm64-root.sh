@@ -149,8 +149,8 @@ ue_arm64_headers() {
 
 # ue_arm64_cross RELEASE KRELEASE OVERLAY: the release's cross compiler for
 # arm64, an amd64 program, put in the upper layer of OVERLAY (an overlay
-# dir of ue_chroot_run, before it is first mounted) over the root's own arm64 gcc, so that DKMS's compiles run
-# natively instead of under qemu-user (issue 28, item 4: 1806 s a build
+# dir of ue_chroot_run, before it is first mounted) over the root's own
+# arm64 gcc, so that DKMS's compiles run natively instead of under qemu-user (issue 28, item 4: 1806 s a build
 # beside the VMs). The compiler is the one CC of the headers' .kernelvariables
 # names ("$(CROSS_COMPILE)gcc-N", CROSS_COMPILE aarch64-linux-gnu-: the
 # same name as Debian's cross compiler), taken from the release's amd64
@@ -161,13 +161,14 @@ ue_arm64_headers() {
 # the root's own gcc's is. dkms, make, kbuild's programs and the rest of
 # the root stay arm64, under qemu-user.
 ue_arm64_cross() {
-	local r=$1 krel=$2 ovl=$3 upper=$3/upper c kv n pkg want got
+	local r=$1 krel=$2 ovl=$3 upper=$3/upper c hd kv n pkg want got
 	c=$(ue_chroot_dir "$r-arm64")
-	kv=$c/usr/src/linux-headers-$krel/.kernelvariables
+	hd=$c/usr/src/linux-headers-$krel
+	kv=$hd/.kernelvariables
 	n=$(sed -n 's/^CC = .*\$(CROSS_COMPILE)gcc-\([0-9][0-9]*\)$/\1/p' "$kv")
 	[ -n "$n" ] || { log "no gcc-N in the CC of $kv"; return 1; }
 	pkg=gcc-$n-aarch64-linux-gnu
-	want=$(sed -n 's/^CONFIG_CC_VERSION_TEXT=//p' "$c/usr/src/linux-headers-$krel/include/config/auto.conf" | tr -d '"')
+	want=$(sed -n 's/^CONFIG_CC_VERSION_TEXT=//p' "$hd/include/config/auto.conf" | tr -d '"')
 	mkdir -p "$upper" || return 1
 	# shellcheck disable=SC2016
 	ue_chroot_run "$r" --bind "$upper:/ue-upper" bash -c '
