@@ -34,8 +34,9 @@ race del_fork 1 15000 del-fork "$(ue_budget 10 3)"
 # referencing it (8). Before the fix: a NULL dereference in fork() at 1.
 race fault_unreg_fork 1 10000 fault-unreg-fork "$(ue_budget 8 3)"
 race fault_unreg_fork_ev 8 10000 fault-unreg-fork-ev "$(ue_budget 8 3)"
-# Site 2: writing a bit, holding a user of the address space.
-race exit_wait 2 2000 exit-wait 200
+# Site 2: writing a bit, holding a user of the address space (200
+# children, 50 on a flavour sibling).
+race exit_wait 2 2000 exit-wait "$(ue_budget 200 50)"
 # Site 3: enabling for ftrace, the bits flipped before the core marks the
 # file enabled. Without cmdline recording, turning the only ftrace event on
 # and off patches no kernel text (sched_switch's probe), where QEMU's
