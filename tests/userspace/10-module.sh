@@ -7,7 +7,9 @@
 SUITE=module
 . /tests/lib.sh
 KO=/modules/user_events.ko
-TWIN=/modules/user_events_twin.ko
+# A copy under another name: the race build (35-race.sh), which without a
+# race_site is the shipped code.
+TWIN=/modules/user_events_race.ko
 VER=$(cat /modules/VERSION)
 REL=$(uname -r)
 T=/sys/kernel/tracing
@@ -55,9 +57,9 @@ ue_eq load_line_once "$(ue_count_dmesg 'user_events: user-events-dkms .* loaded'
 # tracefs and refuses with EBUSY (not EEXIST, which modprobe would take for
 # "already loaded", and which 7.x's loader turns into EBUSY) and one line.
 ue_eq twin_ebusy "$(/tests/bin/ue_modctl load $TWIN)" EBUSY
-ue_eq twin_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_twin: cannot load: user_events_data already exists in tracefs')" 1
-ue_eq twin_dmesg_one_line "$(ue_count_dmesg 'user_events_twin:')" 1
-ue_nok twin_not_loaded test -e /sys/module/user_events_twin
+ue_eq twin_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_race: cannot load: user_events_data already exists in tracefs')" 1
+ue_eq twin_dmesg_one_line "$(ue_count_dmesg 'user_events_race:')" 1
+ue_nok twin_not_loaded test -e /sys/module/user_events_race
 ue_ok files_kept_after_twin test -f $T/user_events_status
 ue_eq sysctl_kept_after_twin "$(cat /proc/sys/kernel/user_events_max)" 32768
 
