@@ -14,8 +14,12 @@
 #           cores the VMs took twice as long and time-bound checks failed
 #           (a debug kernel's fork sweep, 6.12-deb13's ids past the VM's
 #           900 s): the machine is CPU-bound, more slots only slow each VM
-#   build   a core for a build that VMs wait for: UE_BUILD_JOBS (default 2):
-#           module builds, test programs
+#   build   a core for a module build that VMs wait for: UE_BUILD_JOBS
+#           (default 2)
+#   progs   the test programs and selftests, one at a time: in the build
+#           pool, the two architectures' programs, ready at once, took both
+#           slots for a minute while the debug row's modules, ready a moment
+#           later, waited (the first VM at 138 s of a warm run)
 #   host    the heavier host checks, one at a time, and
 #   install the install test's steps, two at a time: pools of their own,
 #           so that they never hold a module build back (in one pool with
@@ -82,6 +86,8 @@ pool vm
   depth = ${UE_VM_JOBS:-2}
 pool build
   depth = ${UE_BUILD_JOBS:-2}
+pool progs
+  depth = 1
 pool host
   depth = 1
 pool install
@@ -111,8 +117,8 @@ for r in $releases; do
 	edge "headers.$r" - "chroot.$r" $(fetches_of $(rows_of "$r" amd64) $(rows_of "$r" arm64))
 done
 for a in $arches; do
-	edge "userspace.$a" build
-	edge "selftests.$a" build linux-source
+	edge "userspace.$a" progs
+	edge "selftests.$a" progs linux-source
 	# (the arm64 perf and trace-cmd come from their .debs, cross-tools.sh)
 	edge "tools.$a" fetch
 done

@@ -35,14 +35,15 @@ done
 
 kind=${id%%.*} arg=
 [ "$kind" = "$id" ] || arg=${id#*.}
-# Priorities: a VM, our kernels' builds (which the longest VMs wait for)
+# Priorities: a VM, our kernels' builds and modules (the longest VMs wait
+# for them)
 # and what every Debian row waits for first (resolve: its apt-cache calls
 # took 7 min niced beside two VMs, against 75 s alone); the arm64 root and
 # its DKMS step (the emu pool: on an empty cache, debootstrap's second
 # stage and apt-get under qemu-user are the longest chain of the graph,
 # 40 min or more); the builds that VMs wait for next; the rest after them.
 case $id in
-vm.* | install-boot.* | run | kernel.* | resolve | fetch.* | chroot.* | headers.*) ;;
+vm.* | install-boot.* | run | kernel.* | modules.debug* | resolve | fetch.* | chroot.* | headers.*) ;;
 arm64-root.* | install-steps.*-arm64) ;;
 modules.* | userspace.* | selftests.* | uapi | tools.*) renice -n 5 -p $$ >/dev/null ;;
 *) renice -n 10 -p $$ >/dev/null ;;
