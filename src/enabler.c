@@ -44,7 +44,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/hashtable.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>
@@ -887,9 +889,10 @@ void ue_fork_attach(struct ue_fork_snap *snap)
  */
 void ue_enablers_exit(void)
 {
+	unsigned long deadline;
 	struct hlist_node *tmp;
 	struct ue_mm *um;
-	int bkt, round;
+	int bkt;
 
 	flush_workqueue(ue_wq);
 	mutex_lock(ue_ksym_event_mutex);
@@ -911,14 +914,24 @@ void ue_enablers_exit(void)
 	 * Waiting for the frees before that work ran left a free_notifier
 	 * callback to run after unload (issue 12, item 6a). The frees are
 	 * SRCU callbacks, which a grace period need not have run yet on
-	 * another CPU: wait until they have all been called. What is left of
-	 * one after its count is its return; SRCU calls it with bottom halves
-	 * disabled, which the unload's synchronize_rcu() waits for.
+	 * another CPU (its callbacks run from a work item there, which
+	 * synchronize_srcu() does not wait for): wait until they have all
+	 * been called, sleeping between grace periods so that such work can
+	 * run, for up to 10 s. (A bound of 100 grace periods was not one of
+	 * time: with expedited grace periods, rcupdate.rcu_expedited=1, the
+	 * 100 passed before the frees of 28 notifiers had run, on 5.10.)
+	 * What is left of one after its count is its return; SRCU calls it
+	 * with bottom halves disabled, which the unload's synchronize_rcu()
+	 * waits for.
 	 */
 	mmu_notifier_synchronize();
 	flush_workqueue(ue_wq);
-	for (round = 0; atomic_read(&ue_nr_notifiers) && round < 100; round++)
+	deadline = jiffies + 10 * HZ;
+	while (atomic_read(&ue_nr_notifiers) && time_before(jiffies, deadline)) {
 		mmu_notifier_synchronize();
+		if (atomic_read(&ue_nr_notifiers))
+			usleep_range(1000, 2000);
+	}
 	WARN_ONCE(atomic_read(&ue_nr_notifiers), "%d notifiers not freed at unload\n",
 		  atomic_read(&ue_nr_notifiers));
 }
