@@ -64,47 +64,54 @@ static long long peek(pid_t pid, volatile __u32 *addr)
 	return v;
 }
 
-static int send_fd(int sock, int fd)
-{
-	char data = 'F';
-	struct iovec io = { &data, 1 };
+/* A message of one byte that carries one descriptor (SCM_RIGHTS). */
+struct fd_msg {
+	char data;
+	struct iovec io;
 	union {
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct msghdr msg = {
-		.msg_iov = &io, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	struct msghdr msg;
+};
 
-	memset(u.buf, 0, sizeof(u.buf));
+static void fd_msg_init(struct fd_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->data = 'F';
+	m->io.iov_base = &m->data;
+	m->io.iov_len = 1;
+	m->msg.msg_iov = &m->io;
+	m->msg.msg_iovlen = 1;
+	m->msg.msg_control = m->u.buf;
+	m->msg.msg_controllen = sizeof(m->u.buf);
+}
+
+static int send_fd(int sock, int fd)
+{
+	struct fd_msg m;
+	struct cmsghdr *c;
+
+	fd_msg_init(&m);
+	c = CMSG_FIRSTHDR(&m.msg);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+	return sendmsg(sock, &m.msg, 0) == 1 ? 0 : -1;
 }
 
 /* The descriptor received on @sock, or -1. */
 static int recv_fd(int sock)
 {
-	char data;
-	struct iovec io = { &data, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &io, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
+	struct fd_msg m;
 	struct cmsghdr *c;
 	int fd;
 
-	if (recvmsg(sock, &msg, 0) != 1)
+	fd_msg_init(&m);
+	if (recvmsg(sock, &m.msg, 0) != 1)
 		return -1;
-	c = CMSG_FIRSTHDR(&msg);
+	c = CMSG_FIRSTHDR(&m.msg);
 	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
 	    c->cmsg_len != CMSG_LEN(sizeof(int)))
 		return -1;
