@@ -3,10 +3,12 @@
 # configuration from where they need one (check.sh: sample).
 
 # host_check SCRIPT ARGS...: its result lines; a script that fails or says
-# nothing is a failed check, never a silent skip.
+# nothing is a failed check, never a silent skip. Its line in the timeline
+# is named as the other jobs' are: the job's kind and argument ("host
+# deps", "run").
 host_check() {
-	local out rc job=${1#"$root"/tests/}
-	out=$(ue_job "${job%.sh}" "$@")
+	local out rc
+	out=$(ue_job "${id/./ }" "$@")
 	rc=$?
 	[ -n "$out" ] && echo "$out" >>"$results"
 	if [ $rc != 0 ] || [ -z "$out" ]; then
