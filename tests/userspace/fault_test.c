@@ -678,6 +678,9 @@ static int module_frames_only(int on)
 			 attrs[i]);
 		snprintf(val, sizeof(val), "%llu", end);
 		set &= ue_write_text(path, val, 0) == 0;
+		if (!on)
+			continue;
+		/* (the most it takes, and the default: made sure of) */
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/stacktrace-depth",
 			 attrs[i]);
 		set &= ue_write_text(path, "32", 0) == 0;
