@@ -150,10 +150,11 @@ ue_arm64_headers() {
 # ue_arm64_cross RELEASE KRELEASE OVERLAY: the release's cross compiler for
 # arm64, an amd64 program, put in the upper layer of OVERLAY (an overlay
 # dir of ue_chroot_run, before it is first mounted) over the root's own
-# arm64 gcc, so that DKMS's compiles run natively instead of under qemu-user (issue 28, item 4: 1806 s a build
-# beside the VMs). The compiler is the one CC of the headers' .kernelvariables
-# names ("$(CROSS_COMPILE)gcc-N", CROSS_COMPILE aarch64-linux-gnu-: the
-# same name as Debian's cross compiler), taken from the release's amd64
+# arm64 gcc, so that DKMS's compiles run natively instead of under
+# qemu-user (issue 28, item 4: 1806 s a build beside the VMs). The
+# compiler is the one CC of the headers' .kernelvariables names
+# ("$(CROSS_COMPILE)gcc-N", CROSS_COMPILE aarch64-linux-gnu-: the same
+# name as Debian's cross compiler), taken from the release's amd64
 # chroot, where make check's own arm64 builds installed it
 # (ue_chroot_cross): the files of its package and of its dependencies, at
 # their paths with the links of merged /usr resolved, and the amd64 loader's

@@ -5,7 +5,7 @@
 # host_check SCRIPT ARGS...: its result lines; a script that fails or says
 # nothing is a failed check, never a silent skip. Its line in the timeline
 # is named as the other jobs' are: the job's kind and argument ("host
-# deps", "run").
+# deps", "run"), from job.sh's id.
 host_check() {
 	local out rc
 	out=$(ue_job "${id/./ }" "$@")
