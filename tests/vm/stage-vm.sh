@@ -19,10 +19,20 @@ vm_limit() {
 
 # vm.ROW: its VM, once its modules, the test programs and tools of its
 # architecture are ready (graph.sh); a row whose module did not build
-# records nothing more (its build did).
+# records nothing more (its build did), nor one that left the run (resolve:
+# unserved). A modules job that ended with no verdict (ROW.ready) is the
+# rig's bug, and the row fails: such a job once left its row out of the
+# table silently.
 job_vm() {
 	local k=$1 t0 a=${karch[$1]:-amd64} ok=1
-	[ "$(cat "$build/$k.ready" 2>/dev/null)" = ok ] || return 0
+	case $(cat "$build/$k.ready" 2>/dev/null) in
+	ok) ;;
+	fail) return 0 ;;
+	*)
+		[ "$(row_state "$k")" = unserved ] ||
+			record "$k vm fail not_run its modules job ended without a verdict ($build/$k.ready): see the run's output"
+		return 0 ;;
+	esac
 	# (another architecture's perf and trace-cmd: a VM without them fails
 	# its tools suite, tools.ARCH recorded why)
 	[ -f "$build/userspace-$a.ok" ] || ok=0
