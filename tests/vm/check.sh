@@ -118,6 +118,11 @@ for k in $kernels; do
 	kroot[$k]=$UE_CACHE/kernels/$k
 done
 releases=$(for k in $stock; do echo "${krel[$k]}"; done | sort -u | tr '\n' ' ')
+# This machine's release, where the run has its chroot: our kernels' modules
+# are built there, with this machine's compiler and a ccache
+# (stage-build.sh).
+own_release=$(. /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
+[[ -n $own_release && " $releases " == *" $own_release "* ]] || own_release=
 # The kernel whose headers configure the host checks: a bookworm kernel's
 # (this machine's compiler builds for it), else any Debian one, else ours.
 sample=
@@ -132,7 +137,7 @@ for k in 6.12-deb13 $stock; do
 done
 {
 	declare -p krel klevel karch kroot
-	for v in root vmdir build results notes kernels stock debug_kernels releases sample run_kernel; do
+	for v in root vmdir build results notes kernels stock debug_kernels releases own_release sample run_kernel; do
 		printf '%s=%q\n' "$v" "${!v}"
 	done
 	printf 'vms_only=%q host_checks=%q\n' "${UE_VMS_ONLY:-0}" "${UE_HOST_CHECKS:-1}"

@@ -110,7 +110,13 @@ EOP
 [ -z "$stock" ] || edge resolve -
 for k in $debug_kernels; do edge "kernel.$k" kernel; done
 edge linux-source fetch
-for r in $releases; do edge "chroot.$r" chroot; done
+# (this machine's release first: our kernels' modules are built in it)
+made=
+for r in $own_release $releases; do
+	[[ " $made " != *" $r "* ]] || continue
+	made="$made $r"
+	edge "chroot.$r" chroot
+done
 for k in $stock; do edge "fetch.$k" fetch resolve; done
 for r in $releases; do
 	# shellcheck disable=SC2046
@@ -127,7 +133,8 @@ edge uapi -
 # --- modules and VMs, longest row first -------------------------------------------
 for k in $order; do
 	if [ "$k" != "${k#debug}" ]; then
-		edge "modules.$k" build "kernel.$k"
+		# shellcheck disable=SC2046
+		edge "modules.$k" build "kernel.$k" $([ -z "$own_release" ] || echo "chroot.$own_release")
 	else
 		edge "modules.$k" build "headers.${krel[$k]}"
 	fi

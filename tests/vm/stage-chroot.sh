@@ -11,7 +11,23 @@ job_chroot() {
 		echo ok >"$build/chroot-$r.ok"
 	else
 		record "host chroot fail $r $(tail -1 "$build/chroot-$r.log")"
+		return 0
 	fi
+	# This machine's release: gcc and ccache at once, for our kernels'
+	# modules (stage-build.sh), which wait for this job and not for the
+	# release's headers.
+	if [ "$r" = "$own_release" ]; then
+		ue_job "gcc $r" own_cc_setup "$r" >>"$build/chroot-$r.log" 2>&1 ||
+			record "host chroot fail $r.ccache $(tail -1 "$build/chroot-$r.log")"
+	fi
+}
+
+# own_cc_setup RELEASE: gcc (the name our kernels' configuration gives their
+# compiler) and ccache in the chroot, and ccache's link for gcc, which
+# ccache's trigger does not make when only gcc's own link comes.
+own_cc_setup() {
+	ue_chroot_pkgs "$1" ccache gcc &&
+		ue_chroot_run "$1" update-ccache-symlinks
 }
 
 job_headers() {
