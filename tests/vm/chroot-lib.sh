@@ -196,19 +196,27 @@ ue_chroot_cross() {
 # OUT's parent is bound at /ue-build instead, so that the sources' paths,
 # which ccache's hash includes, are the same from any checkout.
 ue_chroot_build_module() {
-	local r=$1 root=$2 out=$3 kdir=$4 at pre=()
+	local r=$1 root=$2 out=$3 kdir=$4 at
 	shift 4
 	[[ $kdir == /* ]] || kdir=/usr/src/linux-headers-$kdir
 	rm -rf "$out"; mkdir -p "$out"
 	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
 		"$root/include" "$root/scripts" "$out/"
 	at=$(dirname "$out")
-	if [ -n "${UE_CHROOT_CCACHE:-}" ]; then
-		at=/ue-build
-		mkdir -p "$UE_CHROOT_CCACHE/$r"
-		pre=(env PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin
-		     CCACHE_DIR="$UE_CHROOT_CCACHE/$r")
-	fi
-	ue_chroot_run "$r" --bind "$(dirname "$out"):$at" "${pre[@]}" make -j"$(nproc)" \
+	[ -z "${UE_CHROOT_CCACHE:-}" ] || at=/ue-build
+	ue_chroot_ccache_env "$r"
+	ue_chroot_run "$r" --bind "$(dirname "$out"):$at" "${ue_ccache_env[@]}" make -j"$(nproc)" \
 		-C "$at/$(basename "$out")" KDIR="$kdir" "$@" >"$out.log" 2>&1
+}
+
+# ue_chroot_ccache_env RELEASE: sets ue_ccache_env to the command prefix
+# that runs a build in RELEASE's chroot through its ccache, its cache in
+# UE_CHROOT_CCACHE/RELEASE; to nothing without UE_CHROOT_CCACHE. (ccache's
+# links come first in PATH: the chroot's own trigger makes them.)
+ue_chroot_ccache_env() {
+	ue_ccache_env=()
+	[ -n "${UE_CHROOT_CCACHE:-}" ] || return 0
+	mkdir -p "$UE_CHROOT_CCACHE/$1"
+	ue_ccache_env=(env PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin
+		       CCACHE_DIR="$UE_CHROOT_CCACHE/$1")
 }

@@ -111,11 +111,9 @@ EOP
 for k in $debug_kernels; do edge "kernel.$k" kernel; done
 edge linux-source fetch
 # (this machine's release first: our kernels' modules are built in it)
-made=
-for r in $own_release $releases; do
-	[[ " $made " != *" $r "* ]] || continue
-	made="$made $r"
-	edge "chroot.$r" chroot
+[ -z "$own_release" ] || edge "chroot.$own_release" chroot
+for r in $releases; do
+	[ "$r" = "$own_release" ] || edge "chroot.$r" chroot
 done
 for k in $stock; do edge "fetch.$k" fetch resolve; done
 for r in $releases; do
@@ -155,6 +153,7 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	edge host.timeline -
 	edge host.console -
 	edge host.boot-retry -
+	edge host.rig-jobs -
 	edge host.check-report -
 	if [ "$sample" != "${sample#debug}" ]; then s=kernel.$sample; else s=fetch.$sample; fi
 	edge host.run host linux-source "$s"

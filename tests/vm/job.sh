@@ -7,8 +7,9 @@
 # then ends in build/check/stamps/KIND.ARG, with status 0: a failed check
 # never stops the jobs after it, which record their own (a job that cannot
 # do its work because of one before it says why, or says nothing where that
-# one already did). A non-zero status is a bug of the rig's, and check.sh
-# fails every job that never ended, by name.
+# one already did). A non-zero status is a bug of the rig's, recorded as a
+# failure of the job, and check.sh fails every job that never ended, by
+# name.
 set -uo pipefail
 
 id=$1
@@ -58,4 +59,8 @@ esac
 # its lines in timeline.tsv.
 run_job() { UE_TIMELINE=$build/timeline.tsv "job_${kind//-/_}" "$arg"; }
 UE_TIMELINE=$build/graph.tsv ue_job "$id" run_job
+rc=$?
+# Every job function ends in 0, whatever it found; else the rig failed
+# somewhere that recorded nothing, and that fails the run, by name.
+[ $rc = 0 ] || record "host job fail $id exit status $rc: the rig's bug, see the run's output"
 touch "$build/stamps/$id"
