@@ -24,6 +24,7 @@
 #include "enabler.h"
 #include "event.h"
 #include "files.h"
+#include "race.h"
 #include "ue.h"
 #include "write.h"
 
@@ -283,9 +284,9 @@ static int ue_unreg_get(struct user_unreg __user *ureg,
 static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 {
 	struct user_unreg unreg = {};
+	bool word32 = false, fixing = false;
+	int ret, i, waits = 0;
 	u64 addr;
-	bool word32 = false;
-	int ret, i;
 	u8 bit;
 
 	ret = ue_unreg_get(ureg, &unreg);
@@ -295,20 +296,28 @@ static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 	bit = unreg.disable_bit;
 	mutex_lock(&ue_reg_mutex);
 	ret = ue_enabler_unregister(addr, bit, &word32);
+	if (ret)
+		goto unlock;
 	/*
 	 * The bit is cleared whatever the event's state (spec 1.7). A taken
 	 * mmap lock is waited for, not counted (ue_fix_unlocked()).
 	 */
 	for (i = 0; !ret;) {
+		fixing = false;
 		ret = ue_enabler_clear(addr, bit, word32);
 		if (ret != -EBUSY &&
 		    (ret != -EFAULT || i++ == UE_FAULT_ATTEMPTS))
 			break;
+		waits += ret == -EBUSY;
+		fixing = true;
 		ret = ue_fix_unlocked(ret, addr, bit, word32);
 		/* Registered again meanwhile: that wrote the bit's state. */
 		if (!ret && ue_enabler_exists(addr, bit))
 			break;
 	}
+	if (ret)
+		ue_race_unreg_failed(ret, i, fixing, waits);
+unlock:
 	mutex_unlock(&ue_reg_mutex);
 	return ret;
 }

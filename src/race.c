@@ -4,6 +4,8 @@
  * The parameters are writable, so that a test can open a window after
  * setting up and close it before checking what is left.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -35,6 +37,13 @@ bool ue_race_window(enum ue_race_site site, bool atomic)
 	mdelay(us / 1000);
 	udelay(us % 1000);
 	return true;
+}
+
+void ue_race_unreg_failed(int err, int faults, bool fault_failed, int waits)
+{
+	pr_info("DIAG_IOCSUNREG: clearing the bit failed (%d): %d tries faulted%s, %d found the mmap lock taken\n",
+		err, faults, fault_failed ? ", then a fault-in failed" : "",
+		waits);
 }
 
 /*
