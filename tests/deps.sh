@@ -45,11 +45,13 @@ ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 	       systemtap-sdt-dev binutils procps)
 ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" ninja-build
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
-	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static pkgconf)
+	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static mmdebstrap pkgconf)
 # (make check runs its job graph with ninja, tests/vm/graph.sh; it has
 # debootstrap too: it makes a chroot of each Debian release
-# to build the module in, and qemu-user-static for the arm64 root of the
-# install test (tests/vm/arm64-root.sh: the .deb with DKMS there) and to run
+# to build the module in, and mmdebstrap and qemu-user-static for the arm64
+# root of the install test (tests/vm/arm64-root.sh: the .deb with DKMS
+# there; one mmdebstrap pass, with the hook that diverts update-initramfs
+# by the host's dpkg-divert), qemu-user-static also to run
 # the arm64 perf and trace-cmd once they are staged (tests/vm/cross-tools.sh,
 # which reads their NEEDED entries with aarch64-linux-gnu-readelf, of
 # gcc-aarch64-linux-gnu's binutils); its host checks look at what every entry
@@ -78,7 +80,7 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		openssl modinfo depmod perf trace-cmd git debootstrap unshare chroot mount
 		curl xargs renice aarch64-linux-gnu-gcc aarch64-linux-gnu-objcopy
 		qemu-system-aarch64 qemu-aarch64-static mountpoint flock pkg-config
-		aarch64-linux-gnu-readelf sha256sum ninja)
+		aarch64-linux-gnu-readelf sha256sum ninja mmdebstrap dpkg-divert)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 ue_progs_soak=("${ue_progs_check[@]}" awk)
 ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb

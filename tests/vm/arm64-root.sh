@@ -5,23 +5,24 @@
 # (The arm64 VMs' perf and trace-cmd come from their .debs unpacked on the
 # host, tests/vm/cross-tools.sh, no longer from this root: issue 28, item 4.)
 #
-#   $UE_CACHE/chroots/<release>-arm64/   debootstrap --arch=arm64, cached
+#   $UE_CACHE/chroots/<release>-arm64/   mmdebstrap --architectures=arm64, cached
 #
-# debootstrap unpacks the root on the host (--foreign), then its second stage
-# runs the root's own arm64 programs: the kernel hands every aarch64 ELF to
-# qemu-aarch64-static (binfmt_misc). The F flag makes the kernel open the
-# interpreter when it is registered, so that it also runs inside a chroot
-# that has no qemu in it. The root is an ordinary chroot of chroot-lib.sh
-# (ue_chroot_run "<release>-arm64"), with the release's suites on this
-# machine's mirrors (apt-lib.sh), so no mirror is named here.
+# mmdebstrap downloads and unpacks the root on the host, then runs the
+# root's own arm64 programs (dpkg's maintainer scripts, apt): the kernel
+# hands every aarch64 ELF to qemu-aarch64-static (binfmt_misc). The F flag
+# makes the kernel open the interpreter when it is registered, so that it
+# also runs inside a chroot that has no qemu in it. The root is an
+# ordinary chroot of chroot-lib.sh (ue_chroot_run "<release>-arm64"), with
+# the release's suites on this machine's mirrors (apt-lib.sh), so no
+# mirror is named here.
 #
-# Host packages: debootstrap, qemu-user-static and util-linux (programs:
-# debootstrap, qemu-aarch64-static, unshare, chroot, mount, mountpoint,
-# flock); "dkms" takes the
-# .deb of make deb (ue_pkgs_deb).
+# Host packages: mmdebstrap, qemu-user-static and util-linux (programs:
+# mmdebstrap, dpkg-divert, qemu-aarch64-static, unshare, chroot, mount,
+# mountpoint, flock); "dkms" takes the .deb of make deb (ue_pkgs_deb).
 #
-# Usage: arm64-root.sh root RELEASE
-#            the root, made once (cached) and its apt lists fresh
+# Usage: arm64-root.sh root RELEASE [HEADERS]
+#            the root, made once (cached; with the headers package
+#            HEADERS when made) and its apt lists fresh
 #        arm64-root.sh dkms RELEASE DEB WORK [HEADERS]
 #            in an overlay over the root (thrown away): the headers package
 #            HEADERS (default: that of the release's newest 6.12 arm64
@@ -41,7 +42,15 @@ die() { log "$*"; exit 1; }
 
 # What the root has besides minbase: as the other chroots (make, kmod,
 # ca-certificates).
-ue_arm64_base_pkgs=$ue_chroot_base_pkgs
+ue_arm64_base_pkgs=$ue_chroot_base_pkgs,dkms
+# update-initramfs diverted to true in the root ($1 of an mmdebstrap hook;
+# the host's dpkg-divert on the root's database): trixie's headers depend
+# on the kernel image, whose initramfs (made twice, by the image and by
+# the trigger) takes minutes under qemu-user and is never booted; DKMS
+# does not use it.
+# shellcheck disable=SC2016
+ue_arm64_divert_hook='dpkg-divert --root "$1" --local --rename --add /usr/sbin/update-initramfs >/dev/null &&
+	ln -sfn /bin/true "$1/usr/sbin/update-initramfs"'
 ue_arm64_binfmt_conf=/usr/lib/binfmt.d/qemu-aarch64.conf
 
 # timed WHAT LOG COMMAND...: COMMAND with its output appended to LOG (-:
@@ -78,30 +87,36 @@ ue_arm64_binfmt() {
 		{ log "qemu-aarch64 is registered without the F flag: echo -1 >$b/qemu-aarch64 and run again"; return 1; }
 }
 
-# ue_arm64_root RELEASE: the root (once), its apt sources and lists fresh.
+# ue_arm64_root RELEASE [HEADERS]: the root (once), its apt sources and
+# lists fresh. One mmdebstrap pass makes it: the download and the unpacking
+# run on the host, the maintainer scripts and apt under qemu-user; the root
+# gets the base packages, dkms and, when given, the headers package HEADERS
+# (that of the kernel its DKMS step will build for, so that the step finds
+# them installed: ue_arm64_headers), with update-initramfs diverted to true
+# before any package that calls it is installed (ue_arm64_divert_hook).
+# (--skip=check/qemu: mmdebstrap's own test of the emulation needs
+# arch-test; ue_arm64_binfmt has checked the registration.)
 ue_arm64_root() {
-	local r=$1 n=$1-arm64 c mirror stamp want kr
+	local r=$1 hdr=${2:-} n=$1-arm64 c stamp want kr uri s srcs=()
 	c=$(ue_chroot_dir "$n")
 	ue_arm64_binfmt || return 1
 	stamp=$c/.ue-complete
-	want=$ue_arm64_base_pkgs
+	want="mmdebstrap $ue_arm64_base_pkgs"
 	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-		mirror=$(machine_mirror)
-		[ -n "$mirror" ] || { log "no Debian mirror in this machine's apt configuration: set UE_MIRROR=URI"; return 1; }
 		kr=$(ue_keyring) || return 1
+		while read -r uri s; do
+			srcs+=("deb $uri $s main")
+		done < <(ue_release_suites "$r")
+		[ ${#srcs[@]} -gt 0 ] || return 1
 		rm -rf "$c"
 		mkdir -p "$(dirname "$c")"
-		log "debootstrap --arch=arm64 $r into $c (once; cached)"
-		# (--foreign: only what runs on the host; the second stage runs
-		# the root's maintainer scripts under qemu-user.)
-		rm -f "$c.debootstrap.log"
-		timed "debootstrap first stage" "$c.debootstrap.log" \
-			debootstrap --arch=arm64 --foreign --variant=minbase --keyring="$kr" --include="$want" \
-			"$r" "$c" "$mirror" ||
-			{ log "debootstrap $r arm64 failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"; return 1; }
-		timed "debootstrap second stage (qemu-user)" "$c.debootstrap.log" \
-			ue_chroot_run "$n" /debootstrap/debootstrap --second-stage ||
-			{ log "debootstrap second stage failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"; return 1; }
+		log "mmdebstrap --architectures=arm64 $r into $c (once; cached)${hdr:+, with $hdr}"
+		timed "mmdebstrap (qemu-user)" "$c.mmdebstrap.log" \
+			mmdebstrap --mode=root --architectures=arm64 --variant=minbase \
+			--include="${want#mmdebstrap }${hdr:+,$hdr}" --keyring="$kr" \
+			--aptopt='Acquire::Check-Valid-Until "false"' --skip=check/qemu \
+			--essential-hook="$ue_arm64_divert_hook" "$r" "$c" "${srcs[@]}" </dev/null ||
+			{ log "mmdebstrap $r arm64 failed: $(tail -3 "$c.mmdebstrap.log" | tr '\n' ' ')"; return 1; }
 		rm -f "$c"/etc/apt/sources.list
 		echo "$want" >"$stamp"
 	fi
@@ -120,21 +135,17 @@ ue_arm64_archives() { # RELEASE
 
 # ue_arm64_headers RELEASE HEADERS WORK: the headers package HEADERS and
 # dkms installed in the cached root (once), and no other linux-headers or
-# linux-image package. Trixie's headers depend on the kernel image, whose
-# initramfs (made twice, by the image and by the trigger) takes minutes
-# under qemu-user and is never booted: update-initramfs is diverted to
-# true in the root; DKMS does not use it. Log in WORK/steps.log.
+# linux-image package. The root's mmdebstrap pass installed them when it
+# was given HEADERS (ue_arm64_root); this installs them when it was not,
+# or when the release's newest kernel has changed since (update-initramfs
+# stays diverted: ue_arm64_divert_hook). Log in WORK/steps.log.
 ue_arm64_headers() {
-	local r=$1 hdr=$2 work=$3 n=$1-arm64 c a t0 old
-	c=$(ue_chroot_dir "$n")
+	local r=$1 hdr=$2 work=$3 n=$1-arm64 a t0 old
 	a=$(ue_arm64_archives "$r")
 	if ue_chroot_run "$n" dpkg-query -W -f='${Status}\n' "$hdr" dkms 2>/dev/null |
 	   grep -c 'ok installed' | grep -qx 2; then
 		return 0
 	fi
-	[ -e "$c/usr/sbin/update-initramfs.distrib" ] ||
-		ue_chroot_run "$n" dpkg-divert --local --rename --add /usr/sbin/update-initramfs >/dev/null
-	ln -sfn /bin/true "$c/usr/sbin/update-initramfs"
 	old=$(ue_chroot_run "$n" dpkg-query -W -f='${Package} ${Status}\n' 'linux-headers-*' 'linux-image-*' 2>/dev/null |
 		awk -v rel="${hdr#linux-headers-}" '/ok installed/ && index($1, rel) == 0 { print $1 }')
 	t0=$(date +%s)
@@ -248,7 +259,7 @@ ue_arm64_dkms() {
 }
 
 # ue_arm64_lock RELEASE: hold the root's lock until this script exits. Each
-# command changes the cached root (its debootstrap, apt lists, headers),
+# command changes the cached root (its mmdebstrap pass, apt lists, headers),
 # and check.sh runs "root" early beside the VMs and the install test's
 # "dkms" later: on a cold cache one still ran apt-get in the root (its
 # debootstrap under qemu-user took an hour beside the VMs) when the other
@@ -269,9 +280,9 @@ ue_arm64_lock() {
 
 [ $# -ge 2 ] && { ue_arm64_lock "$2" || die "cannot lock the $2-arm64 root"; }
 case ${1:-} in
-root)	[ $# = 2 ] || die "usage: $0 root RELEASE"
-	timed "root $2-arm64" - ue_arm64_root "$2" ;;
+root)	[ $# = 2 ] || [ $# = 3 ] || die "usage: $0 root RELEASE [HEADERS]"
+	timed "root $2-arm64" - ue_arm64_root "$2" "${3:-}" ;;
 dkms)	[ $# = 4 ] || [ $# = 5 ] || die "usage: $0 dkms RELEASE DEB WORK [HEADERS]"
 	timed "dkms $2-arm64" - ue_arm64_dkms "$2" "$3" "$4" "${5:-}" ;;
-*)	die "usage: $0 root RELEASE | dkms RELEASE DEB WORK [HEADERS]" ;;
+*)	die "usage: $0 root RELEASE [HEADERS] | dkms RELEASE DEB WORK [HEADERS]" ;;
 esac

@@ -63,18 +63,21 @@ job_tools() {
 }
 
 # arm64-root.RELEASE: the arm64 root of the install test's DKMS step
-# (tests/vm/arm64-root.sh: its debootstrap's second stage runs under
-# qemu-user, 7 to 43 min cold), begun as soon as the release's arm64 rows
-# are fetched, so that it is ready when that step comes (which waits for it
-# on the root's lock; no VM waits for it). Only where the step can take a
-# row (arm64_install_row: a kernel with KALLSYMS_ALL).
+# (tests/vm/arm64-root.sh: one mmdebstrap pass, its maintainer scripts and
+# apt under qemu-user, about 5 min cold), begun as soon as the release's
+# arm64 rows are fetched, so that it is ready when that step comes (which
+# waits for it on the root's lock; no VM waits for it). Only where the
+# step can take a row (arm64_install_row: a kernel with KALLSYMS_ALL); the
+# root gets the headers of the first such row, the one that step takes
+# when its module builds.
 job_arm64_root() {
-	local r=$1 k want=0
+	local r=$1 k hdr=
 	for k in $stock; do
 		[ "${krel[$k]}" = "$r" ] && [ "${karch[$k]}" = arm64 ] &&
-			[ "$(row_state "$k")" = fetched ] && [ ! -d "${kroot[$k]}/dbg" ] && want=1
+			[ "$(row_state "$k")" = fetched ] && [ ! -d "${kroot[$k]}/dbg" ] &&
+			[ -z "$hdr" ] && hdr=linux-headers-$(cat "${kroot[$k]}/release")
 	done
-	[ $want = 1 ] || return 0
-	ue_job "arm64-root $r" "$vmdir/arm64-root.sh" root "$r" >"$build/arm64-root-$r.log" 2>&1
+	[ -n "$hdr" ] || return 0
+	ue_job "arm64-root $r" "$vmdir/arm64-root.sh" root "$r" "$hdr" >"$build/arm64-root-$r.log" 2>&1
 	return 0
 }
