@@ -41,7 +41,7 @@ log() { printf '== arm64-root: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 # What the root has besides minbase: as the other chroots (make, kmod,
-# ca-certificates).
+# ca-certificates), and dkms.
 ue_arm64_base_pkgs=$ue_chroot_base_pkgs,dkms
 # update-initramfs diverted to true in the root ($1 of an mmdebstrap hook;
 # the host's dpkg-divert on the root's database): trixie's headers depend
@@ -95,7 +95,9 @@ ue_arm64_binfmt() {
 # them installed: ue_arm64_headers), with update-initramfs diverted to true
 # before any package that calls it is installed (ue_arm64_divert_hook).
 # (--skip=check/qemu: mmdebstrap's own test of the emulation needs
-# arch-test; ue_arm64_binfmt has checked the registration.)
+# arch-test; ue_arm64_binfmt has checked the registration. In a mount
+# namespace of its own, as ue_chroot_run's commands: the proc, sysfs and
+# device mounts of its root mode go with it, even when it is killed.)
 ue_arm64_root() {
 	local r=$1 hdr=${2:-} n=$1-arm64 c stamp want kr uri s srcs=()
 	c=$(ue_chroot_dir "$n")
@@ -111,7 +113,7 @@ ue_arm64_root() {
 		rm -rf "$c"
 		mkdir -p "$(dirname "$c")"
 		log "mmdebstrap --architectures=arm64 $r into $c (once; cached)${hdr:+, with $hdr}"
-		timed "mmdebstrap (qemu-user)" "$c.mmdebstrap.log" \
+		timed "mmdebstrap (qemu-user)" "$c.mmdebstrap.log" unshare -m --propagation private \
 			mmdebstrap --mode=root --architectures=arm64 --variant=minbase \
 			--include="${want#mmdebstrap }${hdr:+,$hdr}" --keyring="$kr" \
 			--aptopt='Acquire::Check-Valid-Until "false"' --skip=check/qemu \
