@@ -284,8 +284,8 @@ static int ue_unreg_get(struct user_unreg __user *ureg,
 static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 {
 	struct user_unreg unreg = {};
-	bool word32 = false, fixing = false;
-	int ret, i, waits = 0;
+	int ret, faults = 0, rounds = 0;
+	bool word32 = false;
 	u64 addr;
 	u8 bit;
 
@@ -299,24 +299,25 @@ static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 	if (ret)
 		goto unlock;
 	/*
-	 * The bit is cleared whatever the event's state (spec 1.7). A taken
-	 * mmap lock is waited for, not counted (ue_fix_unlocked()).
+	 * The bit is cleared whatever the event's state (spec 1.7): here if
+	 * the word is writable and the mmap lock free, else by
+	 * ue_enabler_clear_wait(), which faults in and clears under one hold
+	 * of the mmap lock. Its -EAGAIN rounds each waited for ue_reg_mutex
+	 * and are not counted; a registration of the bit meanwhile wrote the
+	 * bit's state, and ends them.
 	 */
-	for (i = 0; !ret;) {
-		fixing = false;
-		ret = ue_enabler_clear(addr, bit, word32);
-		if (ret != -EBUSY &&
-		    (ret != -EFAULT || i++ == UE_FAULT_ATTEMPTS))
-			break;
-		waits += ret == -EBUSY;
-		fixing = true;
-		ret = ue_fix_unlocked(ret, addr, bit, word32);
-		/* Registered again meanwhile: that wrote the bit's state. */
-		if (!ret && ue_enabler_exists(addr, bit))
-			break;
-	}
+	ret = ue_enabler_clear(addr, bit, word32);
+	if (ret != -EFAULT && ret != -EBUSY)
+		goto unlock;
+	do {
+		mutex_unlock(&ue_reg_mutex);
+		ret = ue_enabler_clear_wait(addr, bit, word32, &faults);
+		rounds++;
+	} while (ret == -EAGAIN && !ue_enabler_exists(addr, bit));
+	if (ret == -EAGAIN)
+		ret = 0;
 	if (ret)
-		ue_race_unreg_failed(ret, i, fixing, waits);
+		ue_race_unreg_failed(ret, faults, rounds);
 unlock:
 	mutex_unlock(&ue_reg_mutex);
 	return ret;

@@ -62,6 +62,7 @@
 #include "enabler.h"
 #include "event.h"
 #include "race.h"
+#include "ue.h"
 
 /* ue_mm.flags */
 #define UE_MM_DETACHED		0	/* out of the table, notifier put */
@@ -161,6 +162,20 @@ static void ue_mm_put(struct ue_mm *um)
 	mmput_async(mm);
 }
 
+/* Write bit @wbit of the word at @waddr in @page, pinned; unpins it. */
+static void ue_bit_write_page(struct page *page, unsigned long waddr,
+			      int wbit, bool set)
+{
+	void *kaddr = ue_kmap(page);
+
+	if (set)
+		set_bit(wbit, kaddr + offset_in_page(waddr));
+	else
+		clear_bit(wbit, kaddr + offset_in_page(waddr));
+	ue_kunmap(kaddr);
+	unpin_user_pages_dirty_lock(&page, 1, true);
+}
+
 /*
  * Set or clear one bit of @mm's memory without faulting (where the kernel
  * can); the caller holds a user of @mm, and maybe event_mutex or
@@ -173,19 +188,12 @@ static int ue_bit_write_mm(struct mm_struct *mm, u64 addr, u8 bit,
 	unsigned long waddr;
 	struct page *page;
 	int wbit, ret = -EFAULT;
-	void *kaddr;
 
 	ue_word(addr, bit, word32, &waddr, &wbit);
 	if (!mmap_read_trylock(mm))
 		return -EBUSY;
 	if (ue_pin_page(mm, waddr, &page) == 1) {
-		kaddr = ue_kmap(page);
-		if (set)
-			set_bit(wbit, kaddr + offset_in_page(waddr));
-		else
-			clear_bit(wbit, kaddr + offset_in_page(waddr));
-		ue_kunmap(kaddr);
-		unpin_user_pages_dirty_lock(&page, 1, true);
+		ue_bit_write_page(page, waddr, wbit, set);
 		ret = 0;
 	}
 	mmap_read_unlock(mm);
@@ -736,6 +744,63 @@ int ue_enabler_wait_mm(void)
 int ue_enabler_clear(u64 addr, u8 bit, bool word32)
 {
 	return ue_bit_write_mm(current->mm, addr, bit, word32, false);
+}
+
+/*
+ * Where ue_enabler_clear() failed: called without ue_reg_mutex, returns
+ * with it held. It waits for current's mmap lock with no lock held, then
+ * faults the word in and clears the bit under that one hold of it, so that
+ * no fork() comes between the two: fork write-protects the parent's
+ * private pages under the write lock, and with a fork loop beside it a
+ * fault-in followed by a later try met a read-only page eleven times in a
+ * row and the unregistration failed with -EFAULT (upstream's bound of
+ * spec 2.6 has the same window: it faults in, then tries again).
+ *
+ * ue_reg_mutex is only tried under the mmap lock (the mmap lock is only
+ * tried under it, never waited for); where it is taken, -EAGAIN after
+ * waiting for it with the mmap lock dropped, for the caller to look again.
+ * Under both, a bit registered again meanwhile is left as its registration
+ * wrote it. UE_FAULT_ATTEMPTS fault-ins at most, added to @faults: one
+ * normally, more only where the page left between the fault and the pin
+ * (reclaim, KSM). 0, -EFAULT (no writable mapping there), -EINTR (killed)
+ * or -EAGAIN.
+ */
+int ue_enabler_clear_wait(u64 addr, u8 bit, bool word32, int *faults)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long waddr;
+	struct page *page = NULL;
+	int wbit, ret, n;
+	bool unlocked;
+
+	ue_word(addr, bit, word32, &waddr, &wbit);
+	if (mmap_read_lock_killable(mm)) {
+		mutex_lock(&ue_reg_mutex);
+		return -EINTR;
+	}
+	for (ret = -EFAULT, n = 0; ret && n < UE_FAULT_ATTEMPTS; n++) {
+		(*faults)++;
+		unlocked = false;
+		if (fixup_user_fault(mm, waddr,
+				     FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+				     &unlocked))
+			break;
+		if (ue_pin_page(mm, waddr, &page) == 1)
+			ret = 0;
+	}
+	if (!ret && !mutex_trylock(&ue_reg_mutex)) {
+		unpin_user_page(page);
+		ret = -EAGAIN;
+	} else if (!ret) {
+		if (ue_enabler_exists(addr, bit))
+			unpin_user_page(page);
+		else
+			ue_bit_write_page(page, waddr, wbit, false);
+	}
+	mmap_read_unlock(mm);
+	if (ret)
+		mutex_lock(&ue_reg_mutex);
+	return ret;
 }
 
 int ue_enabler_unregister(u64 addr, u8 bit, bool *word32)

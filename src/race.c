@@ -39,11 +39,10 @@ bool ue_race_window(enum ue_race_site site, bool atomic)
 	return true;
 }
 
-void ue_race_unreg_failed(int err, int faults, bool fault_failed, int waits)
+void ue_race_unreg_failed(int err, int faults, int rounds)
 {
-	pr_info("DIAG_IOCSUNREG: clearing the bit failed (%d): %d tries faulted%s, %d found the mmap lock taken\n",
-		err, faults, fault_failed ? ", then a fault-in failed" : "",
-		waits);
+	pr_info("DIAG_IOCSUNREG: clearing the bit failed (%d): %d fault-ins in %d rounds\n",
+		err, faults, rounds);
 }
 
 /*

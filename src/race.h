@@ -46,18 +46,16 @@ static inline bool ue_race_window(enum ue_race_site site, bool atomic)
 #endif
 
 /*
- * DIAG_IOCSUNREG's clear of the bit failed with @err: @faults tries
- * faulted (each followed by a fault-in, up to UE_FAULT_ATTEMPTS),
- * @fault_failed if a fault-in then failed, and @waits tries found the mmap
- * lock taken. The test builds say so in the log, so that a race test that
- * meets the error tells which bound it met; the shipped module says
- * nothing (spec 1.7: the error is the caller's answer).
+ * DIAG_IOCSUNREG's clear of the bit failed with @err after @faults
+ * fault-ins in @rounds calls of ue_enabler_clear_wait() (UE_FAULT_ATTEMPTS
+ * at most in each). The test builds say so in the log, so that a
+ * race test that meets the error tells which bound it met; the shipped
+ * module says nothing (spec 1.7: the error is the caller's answer).
  */
 #ifdef UE_TEST_RACE
-void ue_race_unreg_failed(int err, int faults, bool fault_failed, int waits);
+void ue_race_unreg_failed(int err, int faults, int rounds);
 #else
-static inline void ue_race_unreg_failed(int err, int faults,
-					bool fault_failed, int waits)
+static inline void ue_race_unreg_failed(int err, int faults, int rounds)
 {
 }
 #endif

@@ -161,6 +161,44 @@ static void unreg_rows(void)
 	close(fd);
 }
 
+/*
+ * Spec 1.7: DIAG_IOCSUNREG force-clears the bit "with synchronous fault-in".
+ * On a page a fork() left read-only (copy-on-write), the clear faults it in
+ * and succeeds, and the word's other bits stay; on a word the process made
+ * read-only, the clear's -EFAULT is the answer and the enabler is gone.
+ */
+static void unreg_pages(int fd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	__u32 *p = mmap(NULL, page, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pid_t child;
+
+	*p = 0x100;
+	UE_EQ("unreg_cow.reg", reg_word(fd, "en_pages u32 a", p, 4, 5), 0);
+	ue_enable("en_pages", 1);
+	UE_EQ("unreg_cow.set", ue_wait_bits(p, 0x120, 0x120), 1);
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	UE_EQ("unreg_cow.fork", child > 0, 1);
+	UE_EQ("unreg_cow.ok", unreg(fd, p, 5), 0);
+	UE_EQ("unreg_cow.cleared", *p, 0x100);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	ue_enable("en_pages", 0);
+
+	UE_EQ("unreg_readonly.reg", reg_word(fd, "en_pages u32 a", p, 4, 5), 0);
+	mprotect(p, page, PROT_READ);
+	UE_ERRNO("unreg_readonly.efault", unreg(fd, p, 5), EFAULT);
+	UE_ERRNO("unreg_readonly.gone", unreg(fd, p, 5), ENOENT);
+	munmap(p, page);
+}
+
 static void bad_pages(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -186,6 +224,10 @@ static void bad_pages(void)
 	munmap(p, page);
 	ue_enable("en_pages", 1);
 	ue_enable("en_pages", 0);
+	/* Spec 1.7: its unregistration is the clear's EFAULT, and removes it. */
+	UE_ERRNO("unmapped.unreg_efault", unreg(fd, p, 3), EFAULT);
+	UE_ERRNO("unmapped.unreg_gone", unreg(fd, p, 3), ENOENT);
+	unreg_pages(fd);
 	close(fd);
 }
 
