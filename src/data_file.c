@@ -152,8 +152,10 @@ static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
  * reg_mutex across them). The ioctl's arguments are copied before it is
  * taken, the index is stored after, and an enable word that is not present
  * (@err -EFAULT) is faulted in with the mutex dropped (here; 0 or -EFAULT),
- * then tried again; so is the tracking of current's address space made
- * (@err -EAGAIN, ue_enabler_prepare()).
+ * its page pinned in *@pin until the caller has tried again (so that a
+ * fork() meanwhile leaves it writable; the caller unpins); so is the
+ * tracking of current's address space made (@err -EAGAIN,
+ * ue_enabler_prepare()).
  *
  * Nor is it held while waiting for current's mmap lock, which a reader can
  * hold while it waits on user space (a read of /proc/PID/mem faulting in a
@@ -166,25 +168,29 @@ static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
  * not counted: each waits for the lock, and only this thread, of the
  * process whose lock it is, waits.
  */
-static int ue_fix_unlocked(int err, u64 addr, u8 bit, bool word32)
+static int ue_fix_unlocked(int err, u64 addr, u8 bit, bool word32,
+			   struct page **pin)
 {
 	int ret;
 
 	lockdep_assert_held(&ue_reg_mutex);
 	mutex_unlock(&ue_reg_mutex);
+	ue_enabler_unpin(pin);
 	/* -EAGAIN: current's address space is to be tracked first. */
 	if (err == -EAGAIN)
 		ret = ue_enabler_prepare();
 	else if (err == -EBUSY)
 		ret = ue_enabler_wait_mm();
 	else
-		ret = ue_enabler_fault_in(addr, bit, word32) ? -EFAULT : 0;
+		ret = ue_enabler_fault_in_pin(addr, bit, word32, pin) ?
+		      -EFAULT : 0;
 	mutex_lock(&ue_reg_mutex);
 	return ret;
 }
 
 static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 {
+	struct page *pin = NULL;
 	struct user_reg reg;
 	struct ue_event *ev;
 	int index, ret, i;
@@ -225,13 +231,16 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 		if (ret != -EBUSY)
 			i++;
 		ret = ue_fix_unlocked(ret, reg.enable_addr, reg.enable_bit,
-				      reg.enable_size == 4);
+				      reg.enable_size == 4, &pin);
 		if (ret)
 			break;
 		/* Another thread may have taken the bit meanwhile. */
 		ret = ue_enabler_exists(reg.enable_addr, reg.enable_bit) ?
 			-EADDRINUSE : ue_enabler_create(ev, &reg);
 	}
+	ue_enabler_unpin(&pin);
+	if (ret == -EFAULT || ret == -EAGAIN)
+		ue_race_reg_failed(ret, i);
 	ue_event_put(ev, false);
 unlock:
 	/* Whatever failed, the tracking made for it goes (item 11). */

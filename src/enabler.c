@@ -728,9 +728,63 @@ void ue_enabler_prepare_end(bool failed)
 	ue_mm_detach_unlock(um);
 }
 
-int ue_enabler_fault_in(u64 addr, u8 bit, bool word32)
+/*
+ * Under @mm's mmap lock: fault the page of @waddr in for writing and pin
+ * it, UE_FAULT_ATTEMPTS tries at most, each added to @faults; 0 or -EFAULT.
+ * A try after the first is needed only where the page left between the
+ * fault and the pin (reclaim, KSM, a fault that completed with the lock
+ * dropped).
+ */
+static int ue_fault_pin_locked(struct mm_struct *mm, unsigned long waddr,
+			       struct page **page, int *faults)
 {
-	return ue_fault_in(current->mm, addr, bit, word32);
+	bool unlocked;
+	int n;
+
+	for (n = 0; n < UE_FAULT_ATTEMPTS; n++) {
+		(*faults)++;
+		unlocked = false;
+		if (fixup_user_fault(mm, waddr,
+				     FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+				     &unlocked))
+			return -EFAULT;
+		if (ue_pin_page(mm, waddr, page) == 1)
+			return 0;
+	}
+	return -EFAULT;
+}
+
+/*
+ * The word's page, faulted in and pinned while the caller tries again: a
+ * fork() copies a pinned private page for the child and leaves the
+ * parent's mapping writable (the kernel's copy for DMA-pinned pages, since
+ * 5.9), where it would otherwise write-protect it. A fault-in alone left
+ * that window open, and with a fork loop beside it a registration's next
+ * try found the page read-only again ten times in a row: EFAULT
+ * (af5d02f's race run).
+ */
+int ue_enabler_fault_in_pin(u64 addr, u8 bit, bool word32,
+			    struct page **pin)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long waddr;
+	int wbit, ret, faults = 0;
+
+	ue_word(addr, bit, word32, &waddr, &wbit);
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	ret = ue_fault_pin_locked(mm, waddr, pin, &faults);
+	mmap_read_unlock(mm);
+	if (ret)
+		*pin = NULL;
+	return ret;
+}
+
+void ue_enabler_unpin(struct page **pin)
+{
+	if (*pin)
+		unpin_user_page(*pin);
+	*pin = NULL;
 }
 
 int ue_enabler_wait_mm(void)
@@ -760,34 +814,23 @@ int ue_enabler_clear(u64 addr, u8 bit, bool word32)
  * tried under it, never waited for); where it is taken, -EAGAIN after
  * waiting for it with the mmap lock dropped, for the caller to look again.
  * Under both, a bit registered again meanwhile is left as its registration
- * wrote it. UE_FAULT_ATTEMPTS fault-ins at most, added to @faults: one
- * normally, more only where the page left between the fault and the pin
- * (reclaim, KSM). 0, -EFAULT (no writable mapping there), -EINTR (killed)
- * or -EAGAIN.
+ * wrote it. UE_FAULT_ATTEMPTS fault-ins at most, added to @faults
+ * (ue_fault_pin_locked()). 0, -EFAULT (no writable mapping there), -EINTR
+ * (killed) or -EAGAIN.
  */
 int ue_enabler_clear_wait(u64 addr, u8 bit, bool word32, int *faults)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long waddr;
 	struct page *page = NULL;
-	int wbit, ret, n;
-	bool unlocked;
+	int wbit, ret;
 
 	ue_word(addr, bit, word32, &waddr, &wbit);
 	if (mmap_read_lock_killable(mm)) {
 		mutex_lock(&ue_reg_mutex);
 		return -EINTR;
 	}
-	for (ret = -EFAULT, n = 0; ret && n < UE_FAULT_ATTEMPTS; n++) {
-		(*faults)++;
-		unlocked = false;
-		if (fixup_user_fault(mm, waddr,
-				     FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
-				     &unlocked))
-			break;
-		if (ue_pin_page(mm, waddr, &page) == 1)
-			ret = 0;
-	}
+	ret = ue_fault_pin_locked(mm, waddr, &page, faults);
 	if (!ret && !mutex_trylock(&ue_reg_mutex)) {
 		unpin_user_page(page);
 		ret = -EAGAIN;

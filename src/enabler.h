@@ -11,6 +11,7 @@
 
 #include "ue.h"
 
+struct page;
 struct ue_event;
 struct ue_mm;
 
@@ -23,7 +24,7 @@ bool ue_enabler_exists(u64 addr, u8 bit);
 /*
  * A fault on user memory may wait on user space for ever (a userfaultfd
  * nobody answers, a FUSE daemon that hangs): none of these fault, so that
- * the caller can fault in with ue_enabler_fault_in() after dropping
+ * the caller can fault in with ue_enabler_fault_in_pin() after dropping
  * ue_reg_mutex, and try again (issue 12, item 3).
  */
 
@@ -64,8 +65,14 @@ int ue_enabler_clear(u64 addr, u8 bit, bool word32);
  */
 int ue_enabler_clear_wait(u64 addr, u8 bit, bool word32, int *faults);
 
-/* Fault the word in for writing, with no lock held: 0 if it is. */
-int ue_enabler_fault_in(u64 addr, u8 bit, bool word32);
+/*
+ * Fault the word in for writing and pin its page in *@pin, with no lock
+ * held: 0, -EFAULT or -EINTR. While it is pinned, a fork() leaves the word
+ * writable; ue_enabler_unpin() when done trying.
+ */
+int ue_enabler_fault_in_pin(u64 addr, u8 bit, bool word32,
+			    struct page **pin);
+void ue_enabler_unpin(struct page **pin);
 /*
  * Wait, with no lock held, until current's mmap lock is free for reading:
  * 0, or -EINTR if current was killed meanwhile. The functions above that

@@ -39,6 +39,12 @@ bool ue_race_window(enum ue_race_site site, bool atomic)
 	return true;
 }
 
+void ue_race_reg_failed(int err, int tries)
+{
+	pr_info("DIAG_IOCSREG: writing the bit failed (%d) after %d rounds\n",
+		err, tries);
+}
+
 void ue_race_unreg_failed(int err, int faults, int rounds)
 {
 	pr_info("DIAG_IOCSUNREG: clearing the bit failed (%d): %d fault-ins in %d rounds\n",

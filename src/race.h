@@ -60,4 +60,17 @@ static inline void ue_race_unreg_failed(int err, int faults, int rounds)
 }
 #endif
 
+/*
+ * DIAG_IOCSREG's write of the bit failed with @err after @tries rounds of
+ * fixing what stopped it (a fault-in, or tracking the address space);
+ * said in the test builds' log only, as above.
+ */
+#ifdef UE_TEST_RACE
+void ue_race_reg_failed(int err, int tries);
+#else
+static inline void ue_race_reg_failed(int err, int tries)
+{
+}
+#endif
+
 #endif /* UE_RACE_H */
