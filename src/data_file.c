@@ -184,6 +184,8 @@ static int ue_fix_unlocked(int err, u64 addr, u8 bit, bool word32,
 	else
 		ret = ue_enabler_fault_in_pin(addr, bit, word32, pin) ?
 		      -EFAULT : 0;
+	if (!ret && *pin)
+		ue_race_window(UE_RACE_REFAULT, false);
 	mutex_lock(&ue_reg_mutex);
 	return ret;
 }
@@ -293,8 +295,9 @@ static int ue_unreg_get(struct user_unreg __user *ureg,
 static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 {
 	struct user_unreg unreg = {};
-	int ret, faults = 0, rounds = 0;
+	struct page *pin = NULL;
 	bool word32 = false;
+	int ret, i;
 	u64 addr;
 	u8 bit;
 
@@ -308,25 +311,26 @@ static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 	if (ret)
 		goto unlock;
 	/*
-	 * The bit is cleared whatever the event's state (spec 1.7): here if
-	 * the word is writable and the mmap lock free, else by
-	 * ue_enabler_clear_wait(), which faults in and clears under one hold
-	 * of the mmap lock. Its -EAGAIN rounds each waited for ue_reg_mutex
-	 * and are not counted; a registration of the bit meanwhile wrote the
-	 * bit's state, and ends them.
+	 * The bit is cleared whatever the event's state (spec 1.7), in the
+	 * registration's rounds (ue_fix_unlocked()): a taken mmap lock is
+	 * waited for, not counted; a word not present or read-only is
+	 * faulted in and its page kept pinned for the next try, so that a
+	 * fork() meanwhile leaves it writable.
 	 */
 	ret = ue_enabler_clear(addr, bit, word32);
-	if (ret != -EFAULT && ret != -EBUSY)
-		goto unlock;
-	do {
-		mutex_unlock(&ue_reg_mutex);
-		ret = ue_enabler_clear_wait(addr, bit, word32, &faults);
-		rounds++;
-	} while (ret == -EAGAIN && !ue_enabler_exists(addr, bit));
-	if (ret == -EAGAIN)
-		ret = 0;
+	for (i = 0; ret == -EBUSY ||
+	     (ret == -EFAULT && i < UE_FAULT_ATTEMPTS);) {
+		if (ret != -EBUSY)
+			i++;
+		ret = ue_fix_unlocked(ret, addr, bit, word32, &pin);
+		/* Registered again meanwhile: that wrote the bit's state. */
+		if (ret || ue_enabler_exists(addr, bit))
+			break;
+		ret = ue_enabler_clear(addr, bit, word32);
+	}
+	ue_enabler_unpin(&pin);
 	if (ret)
-		ue_race_unreg_failed(ret, faults, rounds);
+		ue_race_unreg_failed(ret, i);
 unlock:
 	mutex_unlock(&ue_reg_mutex);
 	return ret;

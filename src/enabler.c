@@ -730,19 +730,18 @@ void ue_enabler_prepare_end(bool failed)
 
 /*
  * Under @mm's mmap lock: fault the page of @waddr in for writing and pin
- * it, UE_FAULT_ATTEMPTS tries at most, each added to @faults; 0 or -EFAULT.
+ * it, UE_FAULT_ATTEMPTS tries at most; 0 or -EFAULT.
  * A try after the first is needed only where the page left between the
  * fault and the pin (reclaim, KSM, a fault that completed with the lock
  * dropped).
  */
 static int ue_fault_pin_locked(struct mm_struct *mm, unsigned long waddr,
-			       struct page **page, int *faults)
+			       struct page **page)
 {
 	bool unlocked;
 	int n;
 
 	for (n = 0; n < UE_FAULT_ATTEMPTS; n++) {
-		(*faults)++;
 		unlocked = false;
 		if (fixup_user_fault(mm, waddr,
 				     FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
@@ -768,12 +767,12 @@ int ue_enabler_fault_in_pin(u64 addr, u8 bit, bool word32,
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long waddr;
-	int wbit, ret, faults = 0;
+	int wbit, ret;
 
 	ue_word(addr, bit, word32, &waddr, &wbit);
 	if (mmap_read_lock_killable(mm))
 		return -EINTR;
-	ret = ue_fault_pin_locked(mm, waddr, pin, &faults);
+	ret = ue_fault_pin_locked(mm, waddr, pin);
 	mmap_read_unlock(mm);
 	if (ret)
 		*pin = NULL;
@@ -798,52 +797,6 @@ int ue_enabler_wait_mm(void)
 int ue_enabler_clear(u64 addr, u8 bit, bool word32)
 {
 	return ue_bit_write_mm(current->mm, addr, bit, word32, false);
-}
-
-/*
- * Where ue_enabler_clear() failed: called without ue_reg_mutex, returns
- * with it held. It waits for current's mmap lock with no lock held, then
- * faults the word in and clears the bit under that one hold of it, so that
- * no fork() comes between the two: fork write-protects the parent's
- * private pages under the write lock, and with a fork loop beside it a
- * fault-in followed by a later try met a read-only page eleven times in a
- * row and the unregistration failed with -EFAULT (upstream's bound of
- * spec 2.6 has the same window: it faults in, then tries again).
- *
- * ue_reg_mutex is only tried under the mmap lock (the mmap lock is only
- * tried under it, never waited for); where it is taken, -EAGAIN after
- * waiting for it with the mmap lock dropped, for the caller to look again.
- * Under both, a bit registered again meanwhile is left as its registration
- * wrote it. UE_FAULT_ATTEMPTS fault-ins at most, added to @faults
- * (ue_fault_pin_locked()). 0, -EFAULT (no writable mapping there), -EINTR
- * (killed) or -EAGAIN.
- */
-int ue_enabler_clear_wait(u64 addr, u8 bit, bool word32, int *faults)
-{
-	struct mm_struct *mm = current->mm;
-	unsigned long waddr;
-	struct page *page = NULL;
-	int wbit, ret;
-
-	ue_word(addr, bit, word32, &waddr, &wbit);
-	if (mmap_read_lock_killable(mm)) {
-		mutex_lock(&ue_reg_mutex);
-		return -EINTR;
-	}
-	ret = ue_fault_pin_locked(mm, waddr, &page, faults);
-	if (!ret && !mutex_trylock(&ue_reg_mutex)) {
-		unpin_user_page(page);
-		ret = -EAGAIN;
-	} else if (!ret) {
-		if (ue_enabler_exists(addr, bit))
-			unpin_user_page(page);
-		else
-			ue_bit_write_page(page, waddr, wbit, false);
-	}
-	mmap_read_unlock(mm);
-	if (ret)
-		mutex_lock(&ue_reg_mutex);
-	return ret;
 }
 
 int ue_enabler_unregister(u64 addr, u8 bit, bool *word32)

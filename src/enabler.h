@@ -56,14 +56,6 @@ int ue_enabler_unregister(u64 addr, u8 bit, bool *word32);
  * if current's mmap lock is taken.
  */
 int ue_enabler_clear(u64 addr, u8 bit, bool word32);
-/*
- * Where that failed: fault the word in and clear the bit under one hold of
- * current's mmap lock, waited for with no lock held. Called without
- * ue_reg_mutex, returns with it; 0, -EFAULT, -EINTR, or -EAGAIN where it
- * found ue_reg_mutex taken (look whether the bit was registered again,
- * then call again). Up to UE_FAULT_ATTEMPTS fault-ins, added to @faults.
- */
-int ue_enabler_clear_wait(u64 addr, u8 bit, bool word32, int *faults);
 
 /*
  * Fault the word in for writing and pin its page in *@pin, with no lock

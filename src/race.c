@@ -45,10 +45,10 @@ void ue_race_reg_failed(int err, int tries)
 		err, tries);
 }
 
-void ue_race_unreg_failed(int err, int faults, int rounds)
+void ue_race_unreg_failed(int err, int rounds)
 {
-	pr_info("DIAG_IOCSUNREG: clearing the bit failed (%d): %d fault-ins in %d rounds\n",
-		err, faults, rounds);
+	pr_info("DIAG_IOCSUNREG: clearing the bit failed (%d) after %d rounds\n",
+		err, rounds);
 }
 
 /*

@@ -33,6 +33,8 @@ enum ue_race_site {
 	UE_RACE_CALL_REMOVE,		/* compat/removed_event.h */
 	/* The fork probe, between loading an enabler's event and its reference. */
 	UE_RACE_FORK_SNAPSHOT_EV,	/* issue 30, item 1; atomic */
+	/* A word faulted in and pinned, the mutexes dropped, before a try. */
+	UE_RACE_REFAULT,		/* issue 28; no lock held */
 };
 
 /* Whether the window at @site was open (it was waited for). */
@@ -46,16 +48,16 @@ static inline bool ue_race_window(enum ue_race_site site, bool atomic)
 #endif
 
 /*
- * DIAG_IOCSUNREG's clear of the bit failed with @err after @faults
- * fault-ins in @rounds calls of ue_enabler_clear_wait() (UE_FAULT_ATTEMPTS
- * at most in each). The test builds say so in the log, so that a
- * race test that meets the error tells which bound it met; the shipped
- * module says nothing (spec 1.7: the error is the caller's answer).
+ * DIAG_IOCSUNREG's clear of the bit failed with @err after @rounds
+ * fault-ins (UE_FAULT_ATTEMPTS at most). The test builds say so in the
+ * log, so that a race test that meets the error tells which bound it met;
+ * the shipped module says nothing (spec 1.7: the error is the caller's
+ * answer).
  */
 #ifdef UE_TEST_RACE
-void ue_race_unreg_failed(int err, int faults, int rounds);
+void ue_race_unreg_failed(int err, int rounds);
 #else
-static inline void ue_race_unreg_failed(int err, int faults, int rounds)
+static inline void ue_race_unreg_failed(int err, int rounds)
 {
 }
 #endif

@@ -34,6 +34,11 @@ race del_fork 1 15000 del-fork "$(ue_budget 10 3)"
 # referencing it (8). Before the fix: a NULL dereference in fork() at 1.
 race fault_unreg_fork 1 10000 fault-unreg-fork "$(ue_budget 8 3)"
 race fault_unreg_fork_ev 8 10000 fault-unreg-fork-ev "$(ue_budget 8 3)"
+# Site 9: a word faulted in, its page pinned, before the registration's or
+# unregistration's next try, while the main thread forks (a fork loop of
+# 2 s, 1 s on a flavour sibling). Without the pin, each fork there made the
+# page read-only again and the call failed with EFAULT.
+race refault_fork 9 5000 refault-fork "$(ue_budget 2 1)"
 # Site 2: writing a bit, holding a user of the address space (200
 # children, 50 on a flavour sibling).
 race exit_wait 2 2000 exit-wait "$(ue_budget 200 50)"
