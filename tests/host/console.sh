@@ -103,4 +103,15 @@ printf '%s\n' "UE-SUITE-START a" "UE-RESULT a pass x" "[   1.000000] foo" "UE-RE
 	"UE-SUITE-END a rc=1 secs=1" >"$work/other"
 expect other.last_case "$(line_of "$(parse "$work/other" a)" a suite_completed)" \
 	"R a fail suite_completed exit status 1; last case: b y (pass)"
+# The guest's clock against the host's (UE_VM_WALL): the debug VM whose
+# TSC was timed 3.6 times too slow had 1616 s of uptime after 461 s.
+printf '%s\n' "UE-RESULT a pass x" "UE-UPTIME 1616.53" >"$work/fast"
+expect clock.fast "$(UE_VM_WALL=461 parse "$work/fast" | grep clock_in_step)" \
+	"R vm fail clock_in_step the guest's uptime is 1616 s after 461 s on the host: its clock ran fast"
+expect clock.in_step "$(UE_VM_WALL=1500 parse "$work/fast" | grep clock_in_step)" \
+	"R vm pass clock_in_step"
+# No verdict without the host's time or the guest's uptime (a console cut
+# off before its end: what cut it off fails).
+expect clock.no_wall "$(parse "$work/fast" | grep -c clock_in_step)" 0
+expect clock.no_uptime "$(UE_VM_WALL=461 parse "$work/late" late | grep -c clock_in_step)" 0
 exit 0

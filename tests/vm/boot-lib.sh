@@ -59,7 +59,7 @@ make_initramfs() { # kernel
 }
 
 boot_and_run() { # kernel
-	local k=$1 log=$build/$k/console.log rc
+	local k=$1 log=$build/$k/console.log rc t0=$SECONDS
 	# slub_debug on the core's event files: a read of a freed one (of a
 	# removed event, compat/removed_event.h) reads poison, and a write
 	# to one is found when it is allocated again, both reported.
@@ -95,7 +95,7 @@ boot_and_run() { # kernel
 	local suites
 	suites=$(cd "$build/$k/initramfs/tests" && ls [0-9][0-9]-*.sh | sed 's/^[0-9][0-9]-//; s/\.sh$//')
 	# shellcheck disable=SC2086
-	"$vmdir/console-results.sh" "$k" "$log.txt" $suites >>"$results"
+	UE_VM_WALL=$((SECONDS - t0)) "$vmdir/console-results.sh" "$k" "$log.txt" $suites >>"$results"
 	local splats
 	splats=$(ue_splats "$log.txt")
 	if [ -n "$splats" ]; then
