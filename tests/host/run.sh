@@ -55,7 +55,7 @@ refuses() { # case kdir expected-text [make variables...]
 	if [ $rc = 0 ]; then
 		result kbuild fail "$1" "build did not stop"
 	elif [ "$(echo "$out" | grep -c 'user-events-dkms:')" != 1 ] ||
-	     ! echo "$out" | grep -qF -- "$3"; then
+	     ! grep -qF -- "$3" <<<"$out"; then
 		result kbuild fail "$1" "message: $(echo "$out" | head -3 | tr '\n' '|')"
 	else
 		result kbuild pass "$1"
@@ -119,7 +119,7 @@ fi
 re=$(ue_splat_re)
 splat_case() { echo "$1:${2:15:40}" | tr -c 'A-Za-z0-9_.:\n-' '_'; }
 while IFS= read -r line; do
-	if echo "$line" | grep -qE "$re"; then result splat pass "$(splat_case report "$line")"
+	if grep -qE "$re" <<<"$line"; then result splat pass "$(splat_case report "$line")"
 	else result splat fail "$(splat_case report "$line")" "not caught"; fi
 done <<'REPORTS'
 [   12.345678] WARNING: possible circular locking dependency detected
@@ -134,7 +134,7 @@ done <<'REPORTS'
 [   12.345678] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
 REPORTS
 while IFS= read -r line; do
-	if echo "$line" | grep -qE "$re"; then result splat fail "$(splat_case boot "$line")" "false alarm"
+	if grep -qE "$re" <<<"$line"; then result splat fail "$(splat_case boot "$line")" "false alarm"
 	else result splat pass "$(splat_case boot "$line")"; fi
 done <<'BOOT'
 [    0.000000] rcu: 	RCU lockdep checking is enabled.

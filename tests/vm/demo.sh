@@ -60,7 +60,7 @@ ue_boot "$kr" "$out/initrd.gz" "$out/console.log" 120 || rc=$?
 echo
 tr -d '\r' <"$out/console.log" | sed -n 's/^DEMO|//p' | grep -v '^DONE$' || true
 echo
-if tr -d '\r' <"$out/console.log" | grep -q '^DEMO|DONE$'; then
+if tr -d '\r' <"$out/console.log" | grep '^DEMO|DONE$' >/dev/null; then
 	say "demo finished"
 else
 	say "the demo VM did not finish (qemu status $rc); see $out/console.log"

@@ -70,7 +70,7 @@ resolve_row() { # name release suites series flavour level [flags]
 		abi=${img#linux-image-}; abi=${abi%-unsigned}; abi=${abi%-"$fl"}
 		case " ${seen:-} " in *" $abi "*) continue ;; esac
 		seen="${seen:-} $abi"
-		[[ $img != *-unsigned ]] && printf '%s\n' "${cands[@]}" | grep -qx "$img-unsigned" &&
+		[[ $img != *-unsigned ]] && printf '%s\n' "${cands[@]}" | grep -x "$img-unsigned" >/dev/null &&
 			img=$img-unsigned
 		hdr=linux-headers-$abi-$fl
 		v=$(versions "$ar" "$suites" "$hdr" | awk -v v="$ver" '$1 == v { print $1; exit }')
