@@ -190,12 +190,62 @@ static int ue_fix_unlocked(int err, u64 addr, u8 bit, bool word32,
 	return ret;
 }
 
-static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
+/* The bit a DIAG_IOCSREG writes, or a DIAG_IOCSUNREG clears. */
+struct ue_bit_call {
+	struct ue_event		*ev;	/* registering it; NULL: unregistering */
+	const struct user_reg	*reg;	/* registering */
+	u64			addr;
+	u8			bit;
+	bool			word32;
+};
+
+/* One try at the call's write, ue_reg_mutex held. */
+static int ue_bit_try(const struct ue_bit_call *c)
+{
+	bool taken = ue_enabler_exists(c->addr, c->bit);
+
+	/* Another thread may have taken the bit since the last try. */
+	if (c->ev)
+		return taken ? -EADDRINUSE : ue_enabler_create(c->ev, c->reg);
+	/* Registered again meanwhile: that wrote the bit's state. */
+	return taken ? 0 : ue_enabler_clear(c->addr, c->bit, c->word32);
+}
+
+/*
+ * The call's write, in rounds, ue_reg_mutex held: what stopped a try is
+ * fixed with the mutex dropped (ue_fix_unlocked()), and the call tries
+ * again. A taken mmap lock is waited for and not counted; a fault-in, or
+ * the tracking of current's address space, is counted, UE_FAULT_ATTEMPTS
+ * rounds at most. A word faulted in stays pinned until the next try, so
+ * that a fork() meanwhile leaves it writable.
+ */
+static int ue_bit_rounds(const struct ue_bit_call *c)
 {
 	struct page *pin = NULL;
+	int ret, i;
+
+	ret = ue_bit_try(c);
+	for (i = 0; ret == -EBUSY ||
+	     ((ret == -EFAULT || ret == -EAGAIN) && i < UE_FAULT_ATTEMPTS);) {
+		if (ret != -EBUSY)
+			i++;
+		ret = ue_fix_unlocked(ret, c->addr, c->bit, c->word32, &pin);
+		if (ret)
+			break;
+		ret = ue_bit_try(c);
+	}
+	ue_enabler_unpin(&pin);
+	if (ret == -EFAULT || ret == -EAGAIN)
+		ue_race_bit_failed(c->ev ? "DIAG_IOCSREG" : "DIAG_IOCSUNREG",
+				   ret, i);
+	return ret;
+}
+
+static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
+{
 	struct user_reg reg;
 	struct ue_event *ev;
-	int index, ret, i;
+	int index, ret;
 	char *cmd;
 
 	ret = ue_reg_get(ureg, &reg);
@@ -226,23 +276,16 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	}
 	index = ue_file_ref_add(info, ev);
 	/* On a failed write the file keeps the event, as upstream. */
-	ret = index < 0 ? index : ue_enabler_create(ev, &reg);
-	for (i = 0; ret == -EBUSY ||
-	     ((ret == -EFAULT || ret == -EAGAIN) && i < UE_FAULT_ATTEMPTS);) {
-		/* A taken mmap lock is waited for, not counted. */
-		if (ret != -EBUSY)
-			i++;
-		ret = ue_fix_unlocked(ret, reg.enable_addr, reg.enable_bit,
-				      reg.enable_size == 4, &pin);
-		if (ret)
-			break;
-		/* Another thread may have taken the bit meanwhile. */
-		ret = ue_enabler_exists(reg.enable_addr, reg.enable_bit) ?
-			-EADDRINUSE : ue_enabler_create(ev, &reg);
+	if (index < 0) {
+		ret = index;
+	} else {
+		struct ue_bit_call c = {
+			.ev = ev, .reg = &reg, .addr = reg.enable_addr,
+			.bit = reg.enable_bit, .word32 = reg.enable_size == 4,
+		};
+
+		ret = ue_bit_rounds(&c);
 	}
-	ue_enabler_unpin(&pin);
-	if (ret == -EFAULT || ret == -EAGAIN)
-		ue_race_reg_failed(ret, i);
 	ue_event_put(ev, false);
 unlock:
 	/* Whatever failed, the tracking made for it goes (item 11). */
@@ -295,43 +338,19 @@ static int ue_unreg_get(struct user_unreg __user *ureg,
 static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 {
 	struct user_unreg unreg = {};
-	struct page *pin = NULL;
-	bool word32 = false;
-	int ret, i;
-	u64 addr;
-	u8 bit;
+	struct ue_bit_call c = {};
+	int ret;
 
 	ret = ue_unreg_get(ureg, &unreg);
 	if (ret)
 		return ret;
-	addr = unreg.disable_addr;
-	bit = unreg.disable_bit;
+	c.addr = unreg.disable_addr;
+	c.bit = unreg.disable_bit;
 	mutex_lock(&ue_reg_mutex);
-	ret = ue_enabler_unregister(addr, bit, &word32);
-	if (ret)
-		goto unlock;
-	/*
-	 * The bit is cleared whatever the event's state (spec 1.7), in the
-	 * registration's rounds (ue_fix_unlocked()): a taken mmap lock is
-	 * waited for, not counted; a word not present or read-only is
-	 * faulted in and its page kept pinned for the next try, so that a
-	 * fork() meanwhile leaves it writable.
-	 */
-	ret = ue_enabler_clear(addr, bit, word32);
-	for (i = 0; ret == -EBUSY ||
-	     (ret == -EFAULT && i < UE_FAULT_ATTEMPTS);) {
-		if (ret != -EBUSY)
-			i++;
-		ret = ue_fix_unlocked(ret, addr, bit, word32, &pin);
-		/* Registered again meanwhile: that wrote the bit's state. */
-		if (ret || ue_enabler_exists(addr, bit))
-			break;
-		ret = ue_enabler_clear(addr, bit, word32);
-	}
-	ue_enabler_unpin(&pin);
-	if (ret)
-		ue_race_unreg_failed(ret, i);
-unlock:
+	ret = ue_enabler_unregister(c.addr, c.bit, &c.word32);
+	/* Cleared whatever the event's state (spec 1.7). */
+	if (!ret)
+		ret = ue_bit_rounds(&c);
 	mutex_unlock(&ue_reg_mutex);
 	return ret;
 }

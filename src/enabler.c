@@ -255,23 +255,44 @@ static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 }
 
 /*
- * Fault the word in for writing, as the process itself would; 0 if it is.
- * Waits for the mmap lock: never with event_mutex or ue_reg_mutex held.
+ * Fault the word in for writing, as the process itself would, and pin its
+ * page in *@pin: 0, -EFAULT, or -EINTR if the caller was killed. Waits for
+ * @mm's mmap lock: never with event_mutex or ue_reg_mutex held. The caller
+ * holds a user of @mm, and unpins (ue_enabler_unpin()) once it has written
+ * the word. While the page is pinned, a fork() copies it for the child and
+ * leaves it writable here (the kernel's copy of DMA-pinned private pages,
+ * since 5.9), where it would otherwise write-protect it again: with a fork
+ * loop beside it, a fault-in alone was undone before the write ten times
+ * in a row, and a registration failed with EFAULT (af5d02f's race run) or
+ * a state change's bit stayed stale (race_test fault-work-fork).
+ * A try after the first is needed only where the page left between the
+ * fault and the pin (reclaim, KSM, a fault that completed with the lock
+ * dropped).
  */
-static int ue_fault_in(struct mm_struct *mm, u64 addr, u8 bit, bool word32)
+static int ue_fault_pin(struct mm_struct *mm, u64 addr, u8 bit, bool word32,
+			struct page **pin)
 {
 	unsigned long waddr;
-	bool unlocked = false;
-	int wbit, ret = -ENOENT;
+	bool unlocked;
+	int wbit, n, ret = -EFAULT;
 
 	ue_word(addr, bit, word32, &waddr, &wbit);
-	if (!mmget_not_zero(mm))
-		return ret;
-	mmap_read_lock(mm);
-	ret = fixup_user_fault(mm, waddr, FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
-			       &unlocked);
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	for (n = 0; n < UE_FAULT_ATTEMPTS; n++) {
+		unlocked = false;
+		if (fixup_user_fault(mm, waddr,
+				     FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
+				     &unlocked))
+			break;
+		if (ue_pin_page(mm, waddr, pin) == 1) {
+			ret = 0;
+			break;
+		}
+	}
 	mmap_read_unlock(mm);
-	mmput(mm);
+	if (ret)
+		*pin = NULL;
 	return ret;
 }
 
@@ -353,10 +374,17 @@ static void ue_enabler_fault_work(struct work_struct *work)
 	struct ue_fault *fault = container_of(work, struct ue_fault, work);
 	struct ue_enabler *en = fault->en;
 	struct mm_struct *mm = fault->mm;
+	struct page *pin = NULL;
+	int ret = -ENOENT;
 	bool freeing;
-	int ret;
 
-	ret = ue_fault_in(mm, en->addr, en->bit, en->word32);
+	/* Pinned until the write: a fork() meanwhile leaves it writable. */
+	if (mmget_not_zero(mm)) {
+		ret = ue_fault_pin(mm, en->addr, en->bit, en->word32, &pin);
+		mmput(mm);
+	}
+	if (!ret)
+		ue_race_window(UE_RACE_FAULT_WORK, false);
 	mutex_lock(ue_ksym_event_mutex);
 	en->faulting = false;
 	freeing = en->freeing;
@@ -366,6 +394,7 @@ static void ue_enabler_fault_work(struct work_struct *work)
 	else if (!freeing && !ret)
 		ue_enabler_write(en);
 	mutex_unlock(ue_ksym_event_mutex);
+	ue_enabler_unpin(&pin);
 	mmdrop(mm);
 	kfree(fault);
 	/* Its event reference went when it was unlinked. */
@@ -728,55 +757,11 @@ void ue_enabler_prepare_end(bool failed)
 	ue_mm_detach_unlock(um);
 }
 
-/*
- * Under @mm's mmap lock: fault the page of @waddr in for writing and pin
- * it, UE_FAULT_ATTEMPTS tries at most; 0 or -EFAULT.
- * A try after the first is needed only where the page left between the
- * fault and the pin (reclaim, KSM, a fault that completed with the lock
- * dropped).
- */
-static int ue_fault_pin_locked(struct mm_struct *mm, unsigned long waddr,
-			       struct page **page)
-{
-	bool unlocked;
-	int n;
-
-	for (n = 0; n < UE_FAULT_ATTEMPTS; n++) {
-		unlocked = false;
-		if (fixup_user_fault(mm, waddr,
-				     FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE,
-				     &unlocked))
-			return -EFAULT;
-		if (ue_pin_page(mm, waddr, page) == 1)
-			return 0;
-	}
-	return -EFAULT;
-}
-
-/*
- * The word's page, faulted in and pinned while the caller tries again: a
- * fork() copies a pinned private page for the child and leaves the
- * parent's mapping writable (the kernel's copy for DMA-pinned pages, since
- * 5.9), where it would otherwise write-protect it. A fault-in alone left
- * that window open, and with a fork loop beside it a registration's next
- * try found the page read-only again ten times in a row: EFAULT
- * (af5d02f's race run).
- */
+/* ue_fault_pin() in current's address space, for the ioctls. */
 int ue_enabler_fault_in_pin(u64 addr, u8 bit, bool word32,
 			    struct page **pin)
 {
-	struct mm_struct *mm = current->mm;
-	unsigned long waddr;
-	int wbit, ret;
-
-	ue_word(addr, bit, word32, &waddr, &wbit);
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
-	ret = ue_fault_pin_locked(mm, waddr, pin);
-	mmap_read_unlock(mm);
-	if (ret)
-		*pin = NULL;
-	return ret;
+	return ue_fault_pin(current->mm, addr, bit, word32, pin);
 }
 
 void ue_enabler_unpin(struct page **pin)

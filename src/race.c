@@ -39,16 +39,10 @@ bool ue_race_window(enum ue_race_site site, bool atomic)
 	return true;
 }
 
-void ue_race_reg_failed(int err, int tries)
+void ue_race_bit_failed(const char *call, int err, int rounds)
 {
-	pr_info("DIAG_IOCSREG: writing the bit failed (%d) after %d rounds\n",
-		err, tries);
-}
-
-void ue_race_unreg_failed(int err, int rounds)
-{
-	pr_info("DIAG_IOCSUNREG: clearing the bit failed (%d) after %d rounds\n",
-		err, rounds);
+	pr_info("%s: writing the bit failed (%d) after %d rounds\n", call, err,
+		rounds);
 }
 
 /*

@@ -35,6 +35,8 @@ enum ue_race_site {
 	UE_RACE_FORK_SNAPSHOT_EV,	/* issue 30, item 1; atomic */
 	/* A word faulted in and pinned, the mutexes dropped, before a try. */
 	UE_RACE_REFAULT,		/* issue 28; no lock held */
+	/* The fault worker: a word faulted in, before its write. */
+	UE_RACE_FAULT_WORK,		/* no lock held */
 };
 
 /* Whether the window at @site was open (it was waited for). */
@@ -48,29 +50,17 @@ static inline bool ue_race_window(enum ue_race_site site, bool atomic)
 #endif
 
 /*
- * DIAG_IOCSUNREG's clear of the bit failed with @err after @rounds
- * fault-ins (UE_FAULT_ATTEMPTS at most). The test builds say so in the
- * log, so that a race test that meets the error tells which bound it met;
- * the shipped module says nothing (spec 1.7: the error is the caller's
- * answer).
+ * @call's (DIAG_IOCSREG's or DIAG_IOCSUNREG's) write of the bit failed
+ * with @err after @rounds rounds of fixing what stopped it (a fault-in, or
+ * tracking the address space; UE_FAULT_ATTEMPTS at most). The test builds
+ * say so in the log, so that a race test that meets the error tells which
+ * bound it met; the shipped module says nothing (spec 1.3, 1.7: the error
+ * is the caller's answer).
  */
 #ifdef UE_TEST_RACE
-void ue_race_unreg_failed(int err, int rounds);
+void ue_race_bit_failed(const char *call, int err, int rounds);
 #else
-static inline void ue_race_unreg_failed(int err, int rounds)
-{
-}
-#endif
-
-/*
- * DIAG_IOCSREG's write of the bit failed with @err after @tries rounds of
- * fixing what stopped it (a fault-in, or tracking the address space);
- * said in the test builds' log only, as above.
- */
-#ifdef UE_TEST_RACE
-void ue_race_reg_failed(int err, int tries);
-#else
-static inline void ue_race_reg_failed(int err, int tries)
+static inline void ue_race_bit_failed(const char *call, int err, int rounds)
 {
 }
 #endif

@@ -39,6 +39,11 @@ race fault_unreg_fork_ev 8 10000 fault-unreg-fork-ev "$(ue_budget 8 3)"
 # 2 s, 1 s on a flavour sibling). Without the pin, each fork there made the
 # page read-only again and the call failed with EFAULT.
 race refault_fork 9 5000 refault-fork "$(ue_budget 2 1)"
+# Site 10: the fault worker, the word faulted in (and pinned), before its
+# write, while the main thread forks; each state change's bit must follow
+# (2 s, 1 s on a flavour sibling). Without the pin, each fork there made
+# the page read-only again, and after ten rounds the bit stayed stale.
+race fault_work_fork 10 20000 fault-work-fork "$(ue_budget 2 1)"
 # Site 2: writing a bit, holding a user of the address space (200
 # children, 50 on a flavour sibling).
 race exit_wait 2 2000 exit-wait "$(ue_budget 200 50)"

@@ -21,6 +21,10 @@
  *                               that each fork() makes copy-on-write,
  *                               beside fork(): never EFAULT (run with
  *                               race_site 9)
+ *   race_test fault-work-fork SECS
+ *                               a state change's fault-in, done by the
+ *                               fault worker, beside fork(): the bit
+ *                               follows the state (run with race_site 10)
  *   race_test exit-wait N       item 12: a child's exit is in effect when
  *                               wait() returns, while its enable bits are
  *                               being written (spec 1.8, 1.9)
@@ -40,6 +44,7 @@
  *                               atomic with the program's own flips of
  *                               other bits of the same word (spec 1.9)
  */
+#define _GNU_SOURCE
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -364,6 +369,95 @@ static void *refault_loop(void *arg)
 	(void)arg;
 	reg_unreg_cycles("race_refault u32 v", rf_page, 1);
 	return NULL;
+}
+
+/*
+ * The fault worker's window: a state change that finds the word
+ * read-only (copy-on-write since a fork) and cannot fault it in at once
+ * leaves the write to the fault worker (enabler.c), which faults the word
+ * in with no lock held, then writes it under event_mutex (race_site 10
+ * waits between the two). A fork() there made the page read-only again,
+ * the write failed, and after UE_FAULT_ATTEMPTS such rounds the bit stayed
+ * stale until the next state change. The module keeps the page pinned from
+ * the fault-in to the write: never stale. The word is in a private mapping
+ * of a memfd, a file: the state change faults in only anonymous memory
+ * itself. A thread attaches a perf event (CPU 0, every task; see
+ * toggle_loop) and detaches it, and waits each time for the bit to follow,
+ * while the main thread forks.
+ */
+static volatile __u32 *fw_word;
+
+/* Wait up to 3 s for bit 0 of *fw_word to be @set. */
+static int fw_bit_follows(__u32 set)
+{
+	int ms;
+
+	for (ms = 0; ms < 3000; ms++) {
+		if ((*fw_word & 1) == set)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+static void *fw_loop(void *arg)
+{
+	struct perf_event_attr pe;
+	int fd = ue_open_data(), pfd;
+
+	(void)arg;
+	if (fd < 0 || ue_reg(fd, "race_fwork u32 v", (__u32 *)fw_word, 0, 0,
+			     NULL) || ue_perf_attr("race_fwork", &pe)) {
+		fail_once("registering race_fwork", errno);
+		if (fd >= 0)
+			close(fd);
+		atomic_store(&stop, 1);
+		return NULL;
+	}
+	while (!atomic_load(&stop)) {
+		pfd = syscall(__NR_perf_event_open, &pe, -1, 0, -1, 0);
+		if (pfd < 0) {
+			fail_once("perf_event_open race_fwork", errno);
+			break;
+		}
+		if (!fw_bit_follows(1))
+			fail_once("bit still clear 3 s after attaching",
+				  ETIMEDOUT);
+		close(pfd);
+		if (!fw_bit_follows(0))
+			fail_once("bit still set 3 s after detaching",
+				  ETIMEDOUT);
+		if (errors)
+			break;
+		cycles++;
+	}
+	if (ue_unreg(fd, (__u32 *)fw_word, 0))
+		fail_once("DIAG_IOCSUNREG", errno);
+	close(fd);
+	atomic_store(&stop, 1);
+	return NULL;
+}
+
+static void fault_work_fork(int secs)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int mfd = memfd_create("race_fwork", 0);
+	void *p = MAP_FAILED;
+
+	if (mfd < 0 || ftruncate(mfd, page))
+		fail_once("memfd", errno);
+	else
+		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE, mfd,
+			 0);
+	if (p == MAP_FAILED) {
+		fail_once("mmap of the memfd", errno);
+		check_run("fault_work_fork", secs);
+		return;
+	}
+	fw_word = p;
+	fork_race("fault_work_fork", fw_loop, secs);
+	munmap(p, page);
+	close(mfd);
 }
 
 /*
@@ -883,6 +977,8 @@ int main(int argc, char **argv)
 		fault_unreg_fork("fault_unreg_fork_ev", n);
 	} else if (!strcmp(argv[1], "refault-fork")) {
 		fork_race("refault_fork", refault_loop, n);
+	} else if (!strcmp(argv[1], "fault-work-fork")) {
+		fault_work_fork(n);
 	} else if (!strcmp(argv[1], "exit-wait")) {
 		exit_wait(n);
 	} else if (!strcmp(argv[1], "ftrace-enable")) {
