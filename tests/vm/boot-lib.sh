@@ -71,7 +71,9 @@ boot_and_run() { # kernel
 	# (bpo: race 124 s, 65 s expedited). What a grace period guarantees
 	# is the same. The rt rows keep normal ones: PREEMPT_RT turns
 	# expedited grace periods off after boot (rcu_normal_after_boot).
-	UE_VM_CMDLINE="slub_debug=FP,trace_event_file rcupdate.rcu_expedited=1" \
+	# The caller's UE_VM_CMDLINE comes after these (tsc_early_khz=, say,
+	# to give a guest the clock fault that guest-init handles).
+	UE_VM_CMDLINE="slub_debug=FP,trace_event_file rcupdate.rcu_expedited=1${UE_VM_CMDLINE:+ $UE_VM_CMDLINE}" \
 		ue_boot_checked "${kroot[$k]}" "$build/$k/initrd.gz" "$log" "$vm_timeout" >"$build/$k/int3.notes"
 	rc=$?
 	while read -r line; do say "$line"; done <"$build/$k/int3.notes"
