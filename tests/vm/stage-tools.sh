@@ -73,9 +73,11 @@ job_tools() {
 job_arm64_root() {
 	local r=$1 k hdr=
 	for k in $stock; do
-		[ "${krel[$k]}" = "$r" ] && [ "${karch[$k]}" = arm64 ] &&
-			[ "$(row_state "$k")" = fetched ] && [ ! -d "${kroot[$k]}/dbg" ] &&
-			[ -z "$hdr" ] && hdr=linux-headers-$(cat "${kroot[$k]}/release")
+		if [ "${krel[$k]}" = "$r" ] && [ "${karch[$k]}" = arm64 ] &&
+			[ "$(row_state "$k")" = fetched ] && [ ! -d "${kroot[$k]}/dbg" ]; then
+			hdr=linux-headers-$(cat "${kroot[$k]}/release")
+			break
+		fi
 	done
 	[ -n "$hdr" ] || return 0
 	ue_job "arm64-root $r" "$vmdir/arm64-root.sh" root "$r" "$hdr" >"$build/arm64-root-$r.log" 2>&1
