@@ -336,8 +336,10 @@ static void ue_enabler_fault_later(struct ue_enabler *en, bool contended)
 
 	lockdep_assert_held(ue_ksym_event_mutex);
 	if (!contended) {
-		if (en->attempt >= UE_FAULT_ATTEMPTS)
+		if (en->attempt >= UE_FAULT_ATTEMPTS) {
+			ue_race_bit_failed("fault work", -EFAULT, en->attempt);
 			return;
+		}
 		en->attempt++;
 	}
 	/* Without memory for it, the next state change tries again. */

@@ -50,12 +50,13 @@ static inline bool ue_race_window(enum ue_race_site site, bool atomic)
 #endif
 
 /*
- * @call's (DIAG_IOCSREG's or DIAG_IOCSUNREG's) write of the bit failed
- * with @err after @rounds rounds of fixing what stopped it (a fault-in, or
- * tracking the address space; UE_FAULT_ATTEMPTS at most). The test builds
- * say so in the log, so that a race test that meets the error tells which
- * bound it met; the shipped module says nothing (spec 1.3, 1.7: the error
- * is the caller's answer).
+ * @call's (DIAG_IOCSREG's, DIAG_IOCSUNREG's or the fault work's) write of
+ * the bit failed with @err after @rounds rounds of fixing what stopped it
+ * (a fault-in, or tracking the address space; UE_FAULT_ATTEMPTS at most).
+ * The test builds say so in the log, so that a race test that meets the
+ * error tells which bound it met; the shipped module says nothing (spec
+ * 1.3, 1.7: the error is the caller's answer; 2.6: the fault work gives
+ * up silently, the bit stale until the next state change).
  */
 #ifdef UE_TEST_RACE
 void ue_race_bit_failed(const char *call, int err, int rounds);
