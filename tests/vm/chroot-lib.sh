@@ -97,17 +97,47 @@ ue_chroot_apt() {
 	# The release's keyring may predate the suites' keys: the host's (or
 	# the one fetched into the cache, apt-lib.sh's ue_keyring) is newer.
 	cp "$kr" "$c/usr/share/keyrings/debian-archive-keyring.gpg"
-	# apt-get update when the sources changed or the lists are 6 hours old.
+	# apt-get update when the sources changed, the lists are 6 hours old, or
+	# older than the lists of the release's private apt states (apt-lib.sh),
+	# from which the rows' versions are resolved: a chroot never lags them by
+	# more than a run (and ue_chroot_install updates it when an install
+	# meets such a lag in the run that made it).
 	stamp=$c/.ue-apt-updated
 	want=$(md5sum <"$c/etc/apt/sources.list.d/ue.sources")
 	if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] ||
-	   [ -n "$(find "$stamp" -mmin +360)" ]; then
+	   [ -n "$(find "$stamp" -mmin +360)" ] ||
+	   [ -n "$(find "$UE_CACHE/apt-$r" "$UE_CACHE"/apt-"$r"-* -maxdepth 2 -path '*/state/.updated' \
+			-newer "$stamp" 2>/dev/null)" ]; then
 		t0=$(date +%s)
 		ue_chroot_run "$n" apt-get -q update >"$c.apt.log" 2>&1 ||
 			{ log "apt-get update in the $n chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
 		echo "$want" >"$stamp"
 		log "apt-get update in the $n chroot: $(( $(date +%s) - t0 ))s"
 	fi
+}
+
+# ue_chroot_install RELEASE PKG[=VERSION]...: apt-get install in the chroot,
+# and once more after an apt-get update when that fails. The versions come
+# from the rows' own apt lists (resolve.sh, fetch-kernels.sh: apt-lib.sh's
+# private states, each updated when 6 hours old), which may be newer than
+# the chroot's: a warm run on 2026-11-28 resolved 6.1-arm64 at 6.1.192-3
+# from bookworm's arm64 lists updated at its start, while the chroot's had
+# been updated 7 minutes before (by a run of two other rows), when the
+# mirror still served 6.1.192-2, and apt-get install
+# linux-kbuild-6.1=6.1.192-3 there failed ("Version '6.1.192-3' for
+# 'linux-kbuild-6.1' was not found").
+ue_chroot_install() {
+	local r=$1 c
+	shift
+	c=$(ue_chroot_dir "$r")
+	ue_chroot_run "$r" apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
+		return 0
+	log "apt-get install $* in the $r chroot failed: updating its lists and trying again"
+	ue_chroot_run "$r" apt-get -q update >>"$c.apt.log" 2>&1 &&
+		ue_chroot_run "$r" apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
+		return 0
+	log "apt-get install $* in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"
+	return 1
 }
 
 # The headers packages installed in the chroot, as PACKAGE=VERSION lines.
@@ -143,10 +173,8 @@ ue_chroot_headers() {
 	for p in "$@"; do
 		grep -qx "$p" <<<"$have" || {
 			log "installing $* in the $r chroot"
-			ue_chroot_run "$r" apt-get -y -q install --no-install-recommends "$@" \
-				>>"$c.apt.log" 2>&1 ||
-				{ log "apt-get install $* in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
-			return 0
+			ue_chroot_install "$r" "$@"
+			return
 		}
 	done
 }
@@ -154,9 +182,8 @@ ue_chroot_headers() {
 # ue_chroot_pkgs RELEASE PKG...: these packages installed in the cached
 # chroot (the tools of the install test: autopkgtest, autodep8).
 ue_chroot_pkgs() {
-	local r=$1 c missing
+	local r=$1 missing
 	shift
-	c=$(ue_chroot_dir "$r")
 	missing=$(ue_chroot_run "$r" dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null |
 		awk '!/ok installed/ { print $1 }')
 	# (dpkg-query names nothing it never heard of)
@@ -164,8 +191,7 @@ ue_chroot_pkgs() {
 	[ -n "$missing" ] || return 0
 	log "installing $missing in the $r chroot"
 	# shellcheck disable=SC2086
-	ue_chroot_run "$r" apt-get -y -q install --no-install-recommends $missing >>"$c.apt.log" 2>&1 ||
-		{ log "apt-get install $missing in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
+	ue_chroot_install "$r" $missing
 }
 
 # ue_chroot_cross RELEASE KROOT: what the chroot needs to build a module for
@@ -174,14 +200,12 @@ ue_chroot_pkgs() {
 # its amd64 linux-kbuild package of the kernel's version (KROOT/kbuild), as
 # a Debian user cross-building a module installs them.
 ue_chroot_cross() {
-	local r=$1 kr=$2 c cc kb
-	c=$(ue_chroot_dir "$r")
+	local r=$1 kr=$2 cc kb
 	cc=$(cat "$kr/cross") && kb=$(cat "$kr/kbuild") || return 1
 	ue_chroot_pkgs "$r" "$cc" "${kb%%=*}" || return 1
 	# (the kbuild package of exactly that version)
 	[ "$(ue_chroot_run "$r" dpkg-query -W -f='${Version}' "${kb%%=*}")" = "${kb#*=}" ] ||
-		ue_chroot_run "$r" apt-get -y -q install --no-install-recommends "$kb" >>"$c.apt.log" 2>&1 ||
-		{ log "apt-get install $kb in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
+		ue_chroot_install "$r" "$kb"
 }
 
 # ue_chroot_build_module RELEASE ROOT OUT KRELEASE|KDIR [make vars...]: build
