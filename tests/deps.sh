@@ -140,11 +140,16 @@ ue_deps_install() {
 # times), the architectures and apt's pinning; a run whose lists did not
 # change reads it back instead of resolving again (~10 CPU s each, a dozen
 # a make check).
+# With ue_deps_apt_opts (an array) set, they are resolved with those apt
+# options and the lists in ue_deps_lists instead of the machine's: a private
+# apt state's (tests/vm/apt-lib.sh), for a package whose version was taken
+# from that state's lists, which may be newer than the machine's.
 ue_deps_closure() {
-	local st sim rc key dir
+	local st sim rc key dir lists=${ue_deps_lists:-/var/lib/apt/lists}
+	local opts=("${ue_deps_apt_opts[@]}")
 	dir=${UE_CACHE:-$HOME/.cache/user-events-dkms}/deps-closures
-	key=$( { printf '%s\n' "$@" -- "${ue_base_pkgs[@]}" --
-		 find /var/lib/apt/lists -maxdepth 1 -type f \( -name '*Packages*' -o -name '*Release' \) \
+	key=$( { printf '%s\n' "$@" -- "${ue_base_pkgs[@]}" -- "${opts[@]}" --
+		 find "$lists" -maxdepth 1 -type f \( -name '*Packages*' -o -name '*Release' \) \
 			-printf '%f %s %T@\n' | LC_ALL=C sort
 		 dpkg --print-architecture; dpkg --print-foreign-architectures
 		 cat /etc/apt/preferences /etc/apt/preferences.d/* 2>/dev/null; } | sha256sum)
@@ -154,12 +159,12 @@ ue_deps_closure() {
 		return 0
 	fi
 	[ -n "${ue_required_pkgs:-}" ] ||
-		ue_required_pkgs=$(apt-cache dumpavail |
+		ue_required_pkgs=$(apt-cache "${opts[@]}" dumpavail |
 			awk '/^Package:/ { p = $2 } /^Priority: required/ { print p }' | sort -u)
 	st=$(mktemp -d)
 	: >"$st/status"
 	# shellcheck disable=SC2086
-	sim=$(apt-get -s -o Dir::State::status="$st/status" -o APT::Install-Recommends=true \
+	sim=$(apt-get "${opts[@]}" -s -o Dir::State::status="$st/status" -o APT::Install-Recommends=true \
 		install $ue_required_pkgs apt "${ue_base_pkgs[@]}" "$@" 2>&1)
 	rc=$?
 	rm -rf "$st"

@@ -57,7 +57,15 @@ for entry in demo demo_arm64 bench check deb fresh soak run; do
 	check_entry "$entry" "$(ue_deps_list progs "$entry")" $(ue_deps_list pkgs "$entry")
 done
 
-# make: the headers packages of the kernels Debian 12 itself ships.
+# make: the headers packages of the kernels Debian 12 itself ships, resolved
+# with the private apt state their versions came from (resolve.sh): the
+# machine's own lists may not know a kernel published since they were
+# updated (linux-headers-6.1.0-57-amd64 on 2026-11-28, lists 6 hours old).
+UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+. "$root/tests/vm/apt-lib.sh"
+mapfile -t ue_deps_apt_opts < <(ue_apt_opts bookworm)
+ue_deps_lists=$UE_CACHE/apt-bookworm/state/lists
+ue_required_pkgs=""
 while read -r short release _ _ hdr ver _; do
 	case $short in ''|'#'*) continue ;; esac
 	[ "$release" = bookworm ] || continue
@@ -66,6 +74,7 @@ while read -r short release _ _ hdr ver _; do
 	[[ $hdr != *-arm64 ]] || continue
 	check_entry "make_$short" "$(ue_deps_list progs make)" "$hdr=$ver"
 done <"$kernel_lock"
+ue_deps_apt_opts=() ue_deps_lists="" ue_required_pkgs=""
 
 # The check can fail: without flex (the kernel build's), flex is missing.
 mapfile -t without < <(ue_deps_list pkgs check | grep -vx flex)
