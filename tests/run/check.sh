@@ -1,5 +1,5 @@
 #!/bin/bash
-# make check's checks of scripts/user-events-run (issue 17), on one kernel:
+# make check's checks of scripts/user-events-run, on one kernel:
 # COMMAND's exit status (0, 7, a signal), its stdout and stderr apart, a
 # dynamically linked program and a shell script of this machine that
 # register a user event, write it and read it back from trace, a file
@@ -7,9 +7,11 @@
 # cached for a second run, and each of the tool's own failures with its
 # status and one line on stderr; and, with an apt configuration that names
 # no Debian mirror, the one line naming --mirror, then a run with --mirror
-# and --security-mirror and no archive keyring on the host. Five VMs boot
-# (and one is cut off by --timeout), and two more that fall back from a KVM
-# that does not boot a guest; the failures before a boot cost none.
+# alone (the security archive beside it) and no archive keyring on the host;
+# a program and a PATH entry under /tmp, and /tmp and /run writable in the
+# guest alone. Eight VMs boot (and one is cut off by --timeout), and two
+# more that fall back from a KVM that does not boot a guest; the failures
+# before a boot cost none.
 # Prints "<kernel> run pass|fail <case> [detail]" lines.
 # Usage: check.sh KERNEL WORKDIR   (KERNEL: a row of tests/vm/kernels.list)
 set -uo pipefail
@@ -130,6 +132,33 @@ else
 	result fail accelerator_said "--verbose did not name it"
 fi
 
+# --- the host's /tmp and /run: seen, writable, the writes kept in the guest -----
+# A program under /tmp run by its path from another directory and found
+# through a PATH entry under /tmp (a CI job's mktemp -d, make check's tools
+# from a clone under /tmp); a file the host has in /run read; files written
+# to both in the guest, read back there, and absent on the host afterwards.
+ht=$(mktemp -d /tmp/ue-run-check.XXXXXX)
+hr=$(mktemp -d /run/ue-run-check.XXXXXX)
+cp "$w/cwd/ue_run_probe" "$ht/"
+echo "the host's" >"$hr/host_file"
+runit tmp_prog --kernel "$k" -- "$ht/ue_run_probe"
+is tmp_program_by_path 0 tmp_prog
+same tmp_program_ran "$w/tmp_prog.out" "ue_run_probe: event read back from trace"
+PATH=$ht:$PATH runit tmp_path --kernel "$k" -- ue_run_probe
+is tmp_path_entry 0 tmp_path
+same tmp_path_program_ran "$w/tmp_path.out" "ue_run_probe: event read back from trace"
+# (the paths as arguments: the guest's environment is PATH, HOME and --env's)
+runit tmp_write --kernel "$k" -- sh -c 'cat "$2/host_file" && echo guest >"$1/guest_file" &&
+	echo guest >"$2/guest_file" && cat "$1/guest_file" "$2/guest_file"' sh "$ht" "$hr"
+is tmp_run_writable 0 tmp_write
+same tmp_run_seen_and_written "$w/tmp_write.out" "$(printf "the host's\nguest\nguest")"
+if [ ! -e "$ht/guest_file" ] && [ ! -e "$hr/guest_file" ]; then
+	result pass tmp_run_writes_stay_in_guest
+else
+	result fail tmp_run_writes_stay_in_guest "$(ls "$ht" "$hr" | tr '\n' ' ')"
+fi
+rm -rf "$ht" "$hr"
+
 # --- killed by a signal: 128 + its number, as a shell says ---------------------
 runit signal --kernel "$k" -- sh -c 'kill -USR1 $$'
 is signal_128_plus_n $((128 + 10)) signal
@@ -182,7 +211,7 @@ echo "not a kernel" >"$kd/vmlinuz"
 runit novm --kernel-dir "$kd" --module "$w/garbage.ko" -- true
 own_failure fail_vm novm 125 "the VM ended without COMMAND's status"
 
-# --- a host whose apt configuration names no Debian mirror (issue 29) ------------
+# --- a host whose apt configuration names no Debian mirror -----------------------
 # As on an Ubuntu CI runner: an apt configuration (APT_CONFIG) whose sources
 # are another distribution's (an address nothing asks: the mirror is read
 # from the configuration, apt-get indextargets) and whose state and cache
@@ -201,13 +230,17 @@ own_failure fail_no_mirror nomirror 121 \
 	"no Debian mirror in this machine's apt configuration: give one with --mirror URI (or UE_MIRROR=URI)$"
 [ ! -e "$w/cache-none/kernels" ] && result pass no_mirror_fetched_nothing ||
 	result fail no_mirror_fetched_nothing "$(ls "$w/cache-none")"
+# --mirror alone, with no security archive beside it (a mirror of our own,
+# a file: URI with nothing there): the one line naming the option.
 APT_CONFIG=$na/apt.conf UE_MIRROR='' UE_SECURITY_MIRROR='' UE_CACHE=$w/cache-none \
-	runit nosecurity --mirror "$m" --kernel "$k" -- true
+	runit nosecurity --mirror "file:$w/no-mirror/debian" --kernel "$k" -- true
 own_failure fail_no_security_mirror nosecurity 121 \
-	"no Debian security mirror in this machine's apt configuration: give one with --security-mirror URI (or UE_SECURITY_MIRROR=URI)$"
+	"no Debian security mirror in this machine's apt configuration nor at file:$w/no-mirror/debian-security: give one with --security-mirror URI (or UE_SECURITY_MIRROR=URI)$"
 runit badmirror --mirror debian --kernel "$k" -- true
 own_failure fail_mirror_not_uri badmirror 120 "--mirror debian: not a URI"
-# Both given, and no Debian archive keyring on the host (UE_HOST_KEYRING
+# The mirror given (and the security mirror too, unless it lies beside the
+# mirror as Debian lays them out: then --mirror alone, which finds it), and
+# no Debian archive keyring on the host (UE_HOST_KEYRING
 # names no file): --update asks the mirror for the kernel and QEMU through
 # apt states of a cache of its own (its kernels, QEMU and built modules
 # those of the cache, so that nothing is built), whose sources are the
@@ -222,8 +255,8 @@ if [ -n "$m" ] && [ -n "$s" ] && [ -n "$release" ]; then
 	done
 	APT_CONFIG=$na/apt.conf UE_MIRROR='' UE_SECURITY_MIRROR='' UE_CACHE=$mc \
 	UE_HOST_KEYRING=$w/no-such-keyring.gpg \
-		runit mirror --update --mirror "$m" --security-mirror "$s" --kernel "$k" -- \
-		cat /proc/sys/kernel/osrelease
+		runit mirror --update --mirror "$m" $([ "$s" = "$m-security" ] || echo --security-mirror "$s") \
+		--kernel "$k" -- cat /proc/sys/kernel/osrelease
 	is mirror_given_exit_0 0 mirror
 	same mirror_given_kernel_ran "$w/mirror.out" "$(cat "$cache/kernels/$k/release" 2>&1)"
 	# The release's apt state: its sources are the mirrors given, signed

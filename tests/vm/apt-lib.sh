@@ -110,6 +110,21 @@ machine_security_mirror() {
 	ue_sources_uri -security
 }
 
+# ue_security_beside MIRROR RELEASE: the security archive that Debian's
+# layout puts beside MIRROR (.../debian-security beside .../debian), printed
+# where it serves RELEASE-security (its Release file fetched with apt's own
+# methods: http, https, file). For a mirror given without its security
+# mirror, on a host whose apt configuration names none.
+ue_security_beside() {
+	local sec=${1%/}-security f rc
+	f=$(mktemp) || return 1
+	/usr/lib/apt/apt-helper -o APT::Sandbox::User=root -o Acquire::Retries=0 \
+		download-file "$sec/dists/$2-security/Release" "$f" >/dev/null 2>&1 && [ -s "$f" ]
+	rc=$?
+	rm -f "$f"
+	[ $rc = 0 ] && echo "$sec"
+}
+
 # ue_release_suites RELEASE: "URI SUITE" lines.
 ue_release_suites() {
 	local mirror sec

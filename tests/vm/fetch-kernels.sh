@@ -264,7 +264,7 @@ fetch_one() {
 		log "cached $n: $rel ($ver)"
 	fi
 	# (user-events-run boots amd64 kernels only)
-	[ -f "$dir/mods/vm/load.order" ] || [ "$arch" != amd64 ] ||
+	ue_vm_modules_current "$dir/mods/vm" || [ "$arch" != amd64 ] ||
 		add_vm_mods "$n" "$r" "$img" "$ver" "$dir" "$rel"
 	# (the module's build needs it, scripts/check-kernel.sh)
 	grep -qx 'CONFIG_KALLSYMS_ALL=y' "$dir/boot/config-$rel" ||

@@ -260,21 +260,26 @@ ue_ko_cat() {
 }
 
 # The modules of scripts/user-events-run's VM, as "module:CONFIG symbol": the
-# host's filesystem over virtio 9p, and COMMAND's standard output and error
-# on virtio serial ports. Debian builds 9p as modules, virtio too up to 6.1
-# (built in from 6.12 on); 6.1-cloud has no 9p at all.
-ue_vm_mod_list="9p:9P_FS 9pnet_virtio:NET_9P_VIRTIO virtio_pci:VIRTIO_PCI virtio_console:VIRTIO_CONSOLE"
+# host's filesystem over virtio 9p, its /tmp and /run writable in the guest
+# alone through overlayfs, and COMMAND's standard output and error on
+# virtio serial ports. Debian builds 9p and overlayfs as modules, virtio too
+# up to 6.1 (built in from 6.12 on); 6.1-cloud has no 9p at all.
+# One marked ":optional" may be missing (a kernel of the user's own without
+# overlayfs): the guest's /tmp and /run are then empty, and it says so.
+ue_vm_mod_list="9p:9P_FS 9pnet_virtio:NET_9P_VIRTIO virtio_pci:VIRTIO_PCI virtio_console:VIRTIO_CONSOLE overlay:OVERLAY_FS:optional"
 # Where they and what they depend on live in a kernel's module tree.
 ue_vm_mod_globs=('*/fs/9p/*.ko*' '*/net/9p/*.ko*' '*/fs/netfs/*.ko*' '*/fs/fscache/*.ko*'
-		 '*/drivers/virtio/*.ko*' '*/drivers/char/virtio_console.ko*')
+		 '*/drivers/virtio/*.ko*' '*/drivers/char/virtio_console.ko*'
+		 '*/fs/overlayfs/*.ko*')
 
 # ue_vm_modules TREE CONFIG OUT: the modules of ue_vm_mod_list that CONFIG
 # (a kernel's .config) does not build in, with the modules they depend on
 # (modinfo's depends, which the kernel's own package has: no depmod), found
 # anywhere below TREE and uncompressed into OUT; OUT/load.order names them
-# in the order insmod must load them. Fails naming a module it cannot find.
+# in the order insmod must load them, and OUT/list the ue_vm_mod_list it
+# was made for (ue_vm_modules_current). Fails naming a module it cannot find.
 ue_vm_modules() {
-	local tree=$1 config=$2 out=$3 f n spec
+	local tree=$1 config=$2 out=$3 f n spec m sym opt
 	local -A path=() done=()
 	rm -rf "$out"; mkdir -p "$out"
 	while IFS= read -r f; do
@@ -294,7 +299,17 @@ ue_vm_modules() {
 	}
 	: >"$out/load.order"
 	for spec in $ue_vm_mod_list; do
-		grep -qx "CONFIG_${spec#*:}=y" "$config" && continue
-		_ue_vm_mod "${spec%%:*}" || return 1
+		IFS=: read -r m sym opt <<<"$spec"
+		grep -qx "CONFIG_$sym=y" "$config" && continue
+		[ -z "$opt" ] || [ -n "${path[$m]:-}" ] || continue
+		_ue_vm_mod "$m" || return 1
 	done
+	echo "$ue_vm_mod_list" >"$out/list"
+}
+
+# ue_vm_modules_current DIR: DIR (a kernel's mods/vm) was made for today's
+# ue_vm_mod_list, so that a cache made before a module joined the list is
+# made again.
+ue_vm_modules_current() {
+	[ -f "$1/load.order" ] && [ "$(cat "$1/list" 2>/dev/null)" = "$ue_vm_mod_list" ]
 }
