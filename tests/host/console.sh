@@ -4,7 +4,9 @@
 # in the guest, on fake suites (one that passes, one that exits early with
 # status 3, one that hangs past its "# suite-timeout: 2", one after it);
 # its output goes through tests/vm/console-results.sh, whose every line
-# must be exactly the one expected. Then consoles that stopped early.
+# must be exactly the one expected; then a suite cut off with our module
+# loaded, which the loop unloads before the next suite. Then consoles that
+# stopped early.
 # Prints "host console pass|fail <case> [detail]" lines.
 set -uo pipefail
 
@@ -47,7 +49,9 @@ EOF
 echo 20 >"$t/suite_timeout"
 
 t0=$(date +%s)
-UE_GUEST_SYSRQ=/dev/null busybox sh "$root/tests/vm/guest-suites.sh" "$t" >"$work/console" 2>&1
+: >"$work/no-modules"
+UE_GUEST_SYSRQ=/dev/null UE_GUEST_MODULES=$work/no-modules \
+	busybox sh "$root/tests/vm/guest-suites.sh" "$t" >"$work/console" 2>&1
 rc=$?
 secs=$(( $(date +%s) - t0 ))
 expect loop.exit_status "$rc" 0
@@ -79,6 +83,47 @@ expect missing.never_started "$(line_of "$out" missing suite_completed)" \
 expect results.relayed "$(grep -v ' suite_completed' <<<"$out" | tr '\n' '|')" \
 	"R good pass one|R good pass two|R early pass first|R hang pass before_sleep|R after fail something wrong here|"
 expect results.count "$(grep -c . <<<"$out")" 10
+
+# A suite cut off with our module loaded fails alone: the loop unloads it,
+# and the next suite's insmod finds no module in its way (a race suite cut
+# off with user_events_race loaded once failed the row's five later suites:
+# "user_events_data already exists"). A fake /proc/modules and rmmod:
+# "insmod" adds a line, rmmod takes it away, but refuses for ever for
+# user_events_stuck (so that the loop's retries are seen to end).
+m=$work/mods
+mkdir -p "$m/tests"
+: >"$m/modules"
+cat >"$m/rmmod" <<EOF
+#!/bin/sh
+[ "\$1" != user_events_stuck ] || { echo "rmmod: can't unload module '\$1': Resource temporarily unavailable"; exit 1; }
+grep -v "^\$1 " "$m/modules" >"$m/modules.new"; mv "$m/modules.new" "$m/modules"
+EOF
+chmod +x "$m/rmmod"
+cat >"$m/tests/10-race.sh" <<EOF
+# suite-timeout: 2
+echo "fuse 1 0 - Live 0x0" >>"$m/modules"
+echo "user_events_race 1 0 - Live 0x0" >>"$m/modules"
+echo "UE-RESULT race pass insmod"
+sleep 60
+EOF
+cat >"$m/tests/20-next.sh" <<EOF
+if grep -q '^user_events' "$m/modules"; then echo "UE-RESULT next fail insmod user_events_data already exists"
+else echo "UE-RESULT next pass insmod"; echo "user_events 1 0 - Live 0x0" >>"$m/modules"; fi
+EOF
+echo 'echo "UE-RESULT leaves pass all"' >"$m/tests/30-leaves.sh"
+echo "echo 'user_events_stuck 1 0 - Live 0x0' >>'$m/modules'" >"$m/tests/40-stuck.sh"
+UE_GUEST_SYSRQ=/dev/null UE_GUEST_MODULES=$m/modules UE_GUEST_RMMOD=$m/rmmod UE_GUEST_UNLOAD_TRIES=2 \
+	busybox sh "$root/tests/vm/guest-suites.sh" "$m/tests" >"$m/console" 2>&1
+out=$(parse "$m/console" race next leaves stuck)
+expect cutoff.race_fails "$(line_of "$out" race suite_completed)" \
+	"R race fail suite_completed cut off at its time limit (UE-SUITE-TIMEOUT), rc=137; last case: race insmod (pass); unloaded after it: user_events_race"
+expect cutoff.next_insmod "$(line_of "$out" next insmod)" "R next pass insmod"
+expect cutoff.next_left_loaded "$(line_of "$out" next suite_completed)" \
+	"R next fail suite_completed left loaded what it loaded; unloaded after it: user_events"
+expect cutoff.leaves_passes "$(line_of "$out" leaves suite_completed)" "R leaves pass suite_completed"
+expect cutoff.only_ours_unloaded "$(cut -d' ' -f1 "$m/modules" | tr '\n' ' ')" "fuse user_events_stuck "
+expect cutoff.stuck_said "$(line_of "$out" stuck unloaded_after)" \
+	"R stuck fail unloaded_after user_events_stuck: rmmod: can't unload module 'user_events_stuck': Resource temporarily unavailable"
 
 # A console that stopped inside suite hang (the VM's time ran out).
 sed '/^UE-SUITE-TIMEOUT hang/,$d' "$work/console" >"$work/cut"

@@ -9,6 +9,11 @@
 #    UE-SUITE-END line came with rc=0 and no UE-SUITE-TIMEOUT line (the
 #    guest cut it off); else fail, saying why and the last result line
 #    it printed (the case it reached);
+#  - a suite that left a module loaded (UE-SUITE-UNLOADED: guest-suites.sh
+#    unloaded it after the suite) fails suite_completed for that, unless
+#    it failed already, whose reason then says what was unloaded; a module
+#    that could not be unloaded (UE-SUITE-UNLOAD-FAILED) fails
+#    "unloaded_after" of that suite;
 #  - for each SUITE that never started (the console ended before it),
 #    "suite_completed" fail;
 #  - with UE_VM_WALL (the seconds the VM took on the host, boots retried
@@ -35,6 +40,12 @@ awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '
 		if (s == cur) cur = ""
 		next
 	}
+	/^UE-SUITE-UNLOADED / { left[$2] = left[$2] (left[$2] == "" ? "" : ", ") $3; next }
+	/^UE-SUITE-UNLOAD-FAILED / {
+		line = $0; sub(/^UE-SUITE-UNLOAD-FAILED [^ ]+ /, "", line); sub(/ +$/, "", line)
+		print row " " $2 " fail unloaded_after " line
+		next
+	}
 	/^UE-UPTIME [0-9]/ { up = int($2); next }
 	/^UE-RESULT / {
 		line = $0; sub(/^UE-RESULT +/, "", line); sub(/ +$/, "", line)
@@ -46,13 +57,16 @@ awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '
 	END {
 		for (i = 1; i <= n; i++) {
 			s = order[i]
+			un = left[s] == "" ? "" : "; unloaded after it: " left[s]
 			if (s in cut)
 				print row " " s " fail suite_completed cut off at its time limit (UE-SUITE-TIMEOUT), rc=" \
-					(s in ended ? rc[s] : "none") "; " last_case(s)
+					(s in ended ? rc[s] : "none") "; " last_case(s) un
 			else if (!(s in ended))
 				print row " " s " fail suite_completed did not end (no UE-SUITE-END: the console stopped); " last_case(s)
 			else if (rc[s] != "0")
-				print row " " s " fail suite_completed exit status " rc[s] "; " last_case(s)
+				print row " " s " fail suite_completed exit status " rc[s] "; " last_case(s) un
+			else if (un != "")
+				print row " " s " fail suite_completed left loaded what it loaded" un
 			else
 				print row " " s " pass suite_completed"
 		}
