@@ -3,7 +3,8 @@
 # wrong (tests/vm/stage-vm.sh, tests/vm/job.sh): a VM row whose modules job
 # ended without a verdict fails as not_run, while an unserved row or one
 # whose build failed (and said so) records nothing more; a job whose
-# function ends in a non-zero status fails by name.
+# function ends in a non-zero status fails by name; and the chroots' lock
+# that make check and user-events-run share.
 # Prints "host rig_jobs pass|fail <case> [detail]" lines.
 set -uo pipefail
 vmdir=$(cd "$(dirname "$0")/../vm" && pwd)
@@ -57,4 +58,37 @@ expect job_status.exit "$rc" 0
 expect job_status.recorded "$(cat "$build/results" 2>&1)" \
 	"host job fail nosuch.x exit status 127: the rig's bug, see the run's output"
 expect job_status.stamp "$([ -f "$build/stamps/nosuch.x" ] && echo made)" made
+
+# The chroots' lock (chroot-lib.sh, ue_chroot_lock): a command that changes
+# a chroot (apt-get, taken alone) waits for one that holds it, and shared
+# holders (builds) run together. Without it, user-events-run's apt-get in a
+# chroot beside make check's failed on dpkg's lock. The holders sleep, so
+# that a wait shows in whole seconds.
+(
+	log() { :; }
+	UE_CACHE=$work/cache
+	. "$vmdir/chroot-lib.sh"
+	c=$UE_CACHE/chroots/rel
+	hold() { # MODE SECS: the lock held that long, in the background, once taken
+		rm -f "$work/held"
+		( ue_chroot_lock "$1" "$c" lk && : >"$work/held" && sleep "$2" ) &
+		while [ ! -e "$work/held" ]; do sleep 0.1; done
+	}
+	waited() { # MODE: seconds to take the lock
+		local t0 lk2
+		t0=$(date +%s%N)
+		ue_chroot_lock "$1" "$c" lk2 || { echo failed; return; }
+		exec {lk2}>&-
+		echo $(( ($(date +%s%N) - t0) / 1000000000 ))
+	}
+	hold -s 2
+	expect chroot_lock.alone_waits_for_shared "$(waited -x | sed 's/^[1-9][0-9]*$/waited/')" waited
+	wait
+	hold -x 2
+	expect chroot_lock.shared_waits_for_alone "$(waited -s | sed 's/^[1-9][0-9]*$/waited/')" waited
+	wait
+	hold -s 2
+	expect chroot_lock.shared_together "$(waited -s)" 0
+	wait
+)
 exit 0

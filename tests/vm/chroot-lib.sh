@@ -17,20 +17,31 @@ ue_chroot_dir() { echo "$UE_CACHE/chroots/$1"; }
 # What every chroot has: the module build, and DKMS for the install test.
 ue_chroot_base_pkgs=make,kmod,ca-certificates
 
-# ue_chroot_run RELEASE [--overlay DIR] [--bind DIR[:AT]]... CMD...: CMD in
-# the chroot. --overlay: in an overlay over it, its changes in DIR/upper
-# (thrown away with DIR); --bind DIR:AT mounts DIR at AT in the chroot.
+# ue_chroot_run RELEASE [--exclusive] [--overlay DIR] [--bind DIR[:AT]]...
+# CMD...: CMD in the chroot. --overlay: in an overlay over it, its changes
+# in DIR/upper (thrown away with DIR); --bind DIR:AT mounts DIR at AT in the
+# chroot.
+# The chroot is shared by every tool that uses the cache (make check, and
+# user-events-run beside it, which adds a kernel's headers): CMD holds the
+# chroot's lock (ue_chroot_lock) shared, or, with --exclusive, alone, which
+# every command that changes the chroot itself (apt-get, dpkg) takes. Two
+# apt-gets at once failed on dpkg's lock ("Could not get lock
+# /var/lib/dpkg/lock-frontend"), and a purge of headers would pull them
+# from under a build.
 ue_chroot_run() {
-	local c ovl='' binds=()
+	local c ovl='' binds=() mode=-s lk rc
 	c=$(ue_chroot_dir "$1"); shift
 	while :; do
 		case ${1:-} in
+		--exclusive) mode=-x; shift; continue ;;
 		--overlay) ovl=$2 ;;
 		--bind) binds+=("$2") ;;
 		*) break ;;
 		esac
 		shift 2
 	done
+	ue_chroot_lock "$mode" "$c" lk || return 125
+	# (the lock's descriptor closed for CMD: nothing CMD leaves running holds it)
 	# shellcheck disable=SC2016
 	unshare -m --propagation private bash -c '
 		c=$1 ovl=$2; shift 2
@@ -52,12 +63,24 @@ ue_chroot_run() {
 		# the rest with the PATH it sets.
 		exec chroot "$c" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 			LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
-	' ue-chroot "$c" "$ovl" "$UE_CACHE:$UE_CACHE" "${binds[@]}" -- "$@"
+	' ue-chroot "$c" "$ovl" "$UE_CACHE:$UE_CACHE" "${binds[@]}" -- "$@" {lk}>&-
+	rc=$?
+	exec {lk}>&-
+	return $rc
+}
+
+# ue_chroot_lock -s|-x CHROOT-DIR VAR: CHROOT-DIR.lock taken, shared or
+# alone, on a descriptor whose number goes in VAR (for "exec {VAR}>&-").
+# Waits for as long as the other holder takes.
+ue_chroot_lock() {
+	local -n _fd=$3
+	mkdir -p "$(dirname "$2")" && exec {_fd}>>"$2.lock" || return 1
+	flock "$1" "$_fd" || { exec {_fd}>&-; return 1; }
 }
 
 # ue_chroot_make RELEASE: create the chroot (once), its apt lists fresh.
 ue_chroot_make() {
-	local r=$1 c mirror stamp want kr
+	local r=$1 c mirror stamp want kr lk
 	c=$(ue_chroot_dir "$r")
 	stamp=$c/.ue-complete
 	want="$ue_chroot_base_pkgs"
@@ -65,14 +88,19 @@ ue_chroot_make() {
 		mirror=$(machine_mirror)
 		[ -n "$mirror" ] || { log "no Debian mirror in this machine's apt configuration: set UE_MIRROR=URI"; return 1; }
 		kr=$(ue_keyring) || return 1
-		rm -rf "$c"
-		mkdir -p "$(dirname "$c")"
-		log "debootstrap $r into $c (once; cached)"
-		debootstrap --variant=minbase --keyring="$kr" --include="$want" "$r" "$c" "$mirror" \
-			>"$c.debootstrap.log" 2>&1 ||
-			{ log "debootstrap $r failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"; return 1; }
-		rm -f "$c"/etc/apt/sources.list
-		echo "$want" >"$stamp"
+		ue_chroot_lock -x "$c" lk || return 1
+		# (made meanwhile by the holder we waited for)
+		if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+			rm -rf "$c"
+			log "debootstrap $r into $c (once; cached)"
+			debootstrap --variant=minbase --keyring="$kr" --include="$want" "$r" "$c" "$mirror" \
+				>"$c.debootstrap.log" 2>&1 ||
+				{ log "debootstrap $r failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"
+				  exec {lk}>&-; return 1; }
+			rm -f "$c"/etc/apt/sources.list
+			echo "$want" >"$stamp"
+		fi
+		exec {lk}>&-
 	fi
 	ue_chroot_apt "$r" "$r"
 }
@@ -109,7 +137,7 @@ ue_chroot_apt() {
 	   [ -n "$(find "$UE_CACHE/apt-$r" "$UE_CACHE"/apt-"$r"-* -maxdepth 2 -path '*/state/.updated' \
 			-newer "$stamp" 2>/dev/null)" ]; then
 		t0=$(date +%s)
-		ue_chroot_run "$n" apt-get -q update >"$c.apt.log" 2>&1 ||
+		ue_chroot_run "$n" --exclusive apt-get -q update >"$c.apt.log" 2>&1 ||
 			{ log "apt-get update in the $n chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"; return 1; }
 		echo "$want" >"$stamp"
 		log "apt-get update in the $n chroot: $(( $(date +%s) - t0 ))s"
@@ -130,11 +158,11 @@ ue_chroot_install() {
 	local r=$1 c
 	shift
 	c=$(ue_chroot_dir "$r")
-	ue_chroot_run "$r" apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
+	ue_chroot_run "$r" --exclusive apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
 		return 0
 	log "apt-get install $* in the $r chroot failed: updating its lists and trying again"
-	ue_chroot_run "$r" apt-get -q update >>"$c.apt.log" 2>&1 &&
-		ue_chroot_run "$r" apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
+	ue_chroot_run "$r" --exclusive apt-get -q update >>"$c.apt.log" 2>&1 &&
+		ue_chroot_run "$r" --exclusive apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
 		return 0
 	log "apt-get install $* in the $r chroot failed: $(tail -3 "$c.apt.log" | tr '\n' ' ')"
 	return 1
@@ -167,7 +195,7 @@ ue_chroot_headers() {
 		case " ${want[*]} " in *" ${p%%=*} "*) ;; *) purge+=("${p%%=*}") ;; esac
 	done
 	if [ ${#purge[@]} -gt 0 ]; then
-		ue_chroot_run "$r" apt-get -y -q purge --autoremove "${purge[@]}" >>"$c.apt.log" 2>&1
+		ue_chroot_run "$r" --exclusive apt-get -y -q purge --autoremove "${purge[@]}" >>"$c.apt.log" 2>&1
 		have=$(ue_chroot_have_headers "$r")
 	fi
 	for p in "$@"; do

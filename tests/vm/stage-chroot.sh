@@ -27,7 +27,7 @@ job_chroot() {
 # ccache's trigger does not make when only gcc's own link comes.
 own_cc_setup() {
 	ue_chroot_pkgs "$1" ccache gcc &&
-		ue_chroot_run "$1" update-ccache-symlinks
+		ue_chroot_run "$1" --exclusive update-ccache-symlinks
 }
 
 job_headers() {
