@@ -5,7 +5,10 @@
  *
  * It takes no lock and allocates nothing. The payload is copied from user
  * memory once, with page faults disabled, into a per-CPU buffer; validated
- * once; then copied into each consumer's buffer. Upstream copies and
+ * once, when the first consumer that will record it is found (a record
+ * that nothing records is not looked at: the byte count, as upstream,
+ * whose consumers validate after their own checks); then copied into each
+ * consumer's buffer. Upstream copies and
  * validates per consumer and discards a bad record after reserving it,
  * which needs private helpers (a record reserved in the core's per-CPU
  * filter buffer is discarded through its private state); here a record that
@@ -34,24 +37,37 @@
 
 static void __percpu *ue_record_buf;
 
+/*
+ * Whether @file takes the record: not soft-disabled and not filtered out by
+ * set_event_pid (trace_trigger_soft_disabled() checks both, and runs the
+ * triggers that need no record), as the kernel's own events check.
+ * Upstream also drops the record while the file is not yet marked
+ * EVENT_FILE_FL_ENABLED (user_event_ftrace()), but the core marks it only
+ * after the register callback has flipped the enable bits: a process on
+ * another CPU that writes as soon as it sees its bit lost those first
+ * records (race_test ftrace-enable). Our probe is attached for this file
+ * only while it is enabled, or being enabled or disabled.
+ */
+static bool ue_ftrace_takes(struct trace_event_file *file)
+{
+	return !trace_trigger_soft_disabled(file);
+}
+
+/* Whether a perf event waits for the record on this CPU. */
+static bool ue_perf_takes(struct ue_event *ev)
+{
+	struct hlist_head *head = this_cpu_ptr(ev->call.perf_events);
+
+	return head && !hlist_empty(head);
+}
+
 static void ue_commit_ftrace(struct trace_event_file *file, const u8 *rec,
 			     u32 len)
 {
 	struct trace_event_buffer fbuf;
 	u8 *entry;
 
-	/*
-	 * Only soft-disabling is checked, as the kernel's own events do.
-	 * Upstream also drops the record while the file is not yet marked
-	 * EVENT_FILE_FL_ENABLED (spec 2.4), but the core marks it only after
-	 * the register callback has flipped the enable bits: a process on
-	 * another CPU that writes as soon as it sees its bit lost those first
-	 * records (race_test ftrace-enable). Our probe is attached for this
-	 * file only while it is enabled, or being enabled or disabled.
-	 */
-	if (trace_trigger_soft_disabled(file))
-		return;
-	/* NULL when filtered by pid, or too big for the ring buffer. */
+	/* NULL when too big for the ring buffer. */
 	entry = trace_event_buffer_reserve(&fbuf, file, len);
 	if (!entry)
 		return;
@@ -66,8 +82,6 @@ static void ue_commit_perf(struct ue_event *ev, const u8 *rec, u32 len)
 	u8 *entry;
 	int rctx;
 
-	if (!head || hlist_empty(head))
-		return;
 	entry = perf_trace_buf_alloc(ALIGN(len, 8), &regs, &rctx);
 	if (!entry)
 		return;
@@ -91,6 +105,7 @@ static int ue_write_record(struct ue_event *ev, struct iov_iter *i,
 			   size_t count)
 {
 	u32 len = UE_ENTRY_SIZE + count;
+	bool valid = !ev->fields.nr_validators;
 	struct tracepoint_func *f;
 	u8 *rec = this_cpu_ptr(ue_record_buf);
 	size_t copied;
@@ -102,14 +117,20 @@ static int ue_write_record(struct ue_event *ev, struct iov_iter *i,
 		iov_iter_revert(i, copied);
 		return 1;
 	}
-	if (ev->fields.nr_validators && ue_validate(&ev->fields, rec, len))
-		return -EFAULT;
 
 	f = rcu_dereference_sched(ev->tp.funcs);
 	for (; f && f->func; f++) {
+		if (f->func == ue_probe_ftrace ? !ue_ftrace_takes(f->data) :
+		    f->func != ue_probe_perf || !ue_perf_takes(ev))
+			continue;
+		if (!valid) {
+			if (ue_validate(&ev->fields, rec, len))
+				return -EFAULT;
+			valid = true;
+		}
 		if (f->func == ue_probe_ftrace)
 			ue_commit_ftrace(f->data, rec, len);
-		else if (f->func == ue_probe_perf)
+		else
 			ue_commit_perf(ev, rec, len);
 	}
 	return 0;

@@ -185,6 +185,48 @@ static void validators(void)
 	close(fd);
 }
 
+/*
+ * A malformed record that no consumer records is not looked at: the write
+ * returns its byte count, as upstream's, whose consumers validate only
+ * after their own checks (user_event_ftrace(): soft-disabled or filtered
+ * out by set_event_pid, nothing is reserved or validated). A filter
+ * expression is applied at commit, after validation: EFAULT there, in
+ * both. The event is enabled throughout but where said.
+ */
+static void unrecorded(void)
+{
+	int fd = ue_open_data(), h;
+	__u32 dat = 0;
+
+	UE_EQ("unrec.reg", ue_reg(fd, "wr_unrec __data_loc char[] s", &word, 3, 0, &dat), 0);
+	h = ue_entry_size("wr_unrec");
+	ue_enable("wr_unrec", 1);
+	UE_EQ("unrec.enabled_efault", loc_write(fd, dat, DYN_LOC(h + 5, 5), "Data", 5), -EFAULT);
+	/* Only pid 1's events are recorded (we are not pid 1). */
+	UE_EQ("unrec.pid_filter_set", ue_write_text(TRACEFS "/set_event_pid", "1", O_TRUNC), 0);
+	UE_EQ("unrec.pid_filtered_count",
+	      loc_write(fd, dat, DYN_LOC(h + 5, 5), "Data", 5), 13);
+	UE_EQ("unrec.pid_filter_cleared", ue_write_text(TRACEFS "/set_event_pid", "", O_TRUNC), 0);
+	UE_EQ("unrec.unfiltered_efault",
+	      loc_write(fd, dat, DYN_LOC(h + 5, 5), "Data", 5), -EFAULT);
+	/* A filter that nothing passes: checked after validation. */
+	UE_EQ("unrec.filter_set",
+	      ue_write_text(EVENTS "/wr_unrec/filter", "s == \"none\"", O_TRUNC), 0);
+	UE_EQ("unrec.filter_efault", loc_write(fd, dat, DYN_LOC(h + 5, 5), "Data", 5), -EFAULT);
+	UE_EQ("unrec.filter_cleared", ue_write_text(EVENTS "/wr_unrec/filter", "0", O_TRUNC), 0);
+	/* Soft-disabled: a trigger alone attaches the event. */
+	ue_enable("wr_unrec", 0);
+	UE_EQ("unrec.trigger_set", ue_write_text(EVENTS "/wr_unrec/trigger", "traceon", O_TRUNC), 0);
+	UE_EQ("unrec.soft_disabled_count",
+	      loc_write(fd, dat, DYN_LOC(h + 5, 5), "Data", 5), 13);
+	UE_EQ("unrec.soft_disabled_well_formed",
+	      loc_write(fd, dat, DYN_LOC(h + 4, 5), "Data", 5), 13);
+	UE_EQ("unrec.trigger_removed",
+	      ue_write_text(EVENTS "/wr_unrec/trigger", "!traceon", O_TRUNC), 0);
+	UE_EQ("unrec.unreg", ue_unreg(fd, &word, 3), 0);
+	close(fd);
+}
+
 /* Bytes 128-159 are control characters for the kernel's isprint(). */
 struct __attribute__((packed)) all_types {
 	long long a; unsigned long long b; int c; unsigned int d;
@@ -315,6 +357,7 @@ int main(void)
 	ue_suite = "write";
 	errno_rows();
 	validators();
+	unrecorded();
 	trace_text();
 	filters_and_instances();
 	triggers();
