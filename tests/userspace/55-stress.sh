@@ -8,7 +8,9 @@
 # quiescence user_events_status, the events directories and dynamic_events
 # agree, and every surviving thread's enable bits equal its events' state.
 # Afterwards nothing is left and the module unloads. The time is 60 s (15 s
-# on a flavour sibling, ue_budget), or what /tests/stress_secs says (make soak); the seed is new each run and
+# on a flavour sibling, ue_budget), or what /tests/stress_secs says (make
+# soak), and on past it until every kind of call has run once (at most
+# 120 s more: stress_test.c, ST_GRACE_SECS); the seed is new each run and
 # printed (UE-INFO): "stress_test SEED SECS" makes the same choices again.
 SUITE=stress
 . /tests/lib.sh
@@ -24,6 +26,10 @@ t0=$(date +%s)
 /tests/bin/stress_test "$seed" "$secs" user_events
 ue_eq exit_status $? 0
 echo "UE-INFO stress took $(( $(date +%s) - t0 )) s; the module said \"Fault for mm\" $(ue_count_dmesg_text 'Fault for mm') times"
+# A run of no time at all: it goes on, up to its grace, until every kind of
+# call has run, and passes (without the grace it made no call of any kind).
+UE_STRESS_SUITE=stress_0s /tests/bin/stress_test "$seed" 0 user_events
+ue_eq zero_secs.exit_status $? 0
 echo 1 >/sys/kernel/tracing/options/record-cmd
 ue_eq status_empty "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
 ue_eq state_empty "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
