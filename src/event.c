@@ -16,6 +16,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/jhash.h>
+#include <linux/limits.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -96,15 +97,32 @@ bool ue_event_busy(struct ue_event *ev)
 }
 
 /*
+ * Whether tracefs can make a directory called @name: a path component of
+ * at most NAME_MAX bytes, not "." or ".." (lookup_one_len()). Upstream
+ * registers an event of any other name too, without a directory (the core
+ * says it could not make one), and so does this module.
+ */
+static bool ue_dir_name_possible(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len && len <= NAME_MAX && !strchr(name, '/') &&
+	       strcmp(name, ".") && strcmp(name, "..");
+}
+
+/*
  * Whether the core made all of the event, event_mutex held (with the
  * creds ue_call_visible() gives the lookup). trace_add_event_call()
  * succeeds even where it could not create the event's directory or its
  * files, or define all its fields: __add_event_to_tracers() passes the
  * errors by with a warning, leaving an event that nobody can enable in
  * that instance, or with fields missing from its format and filters.
- * Upstream keeps such an event; a registration here fails instead, with
- * -ENOMEM (issue 14, item 3: faults suite; issue 30, item 5: memcg suite).
- * Which directories are looked up, and how far, compat/event_dir.h says.
+ * Upstream keeps such an event; where memory ran out, a registration here
+ * fails instead, with -ENOMEM (suites faults and memcg). A name that can
+ * have no directory, or whose directory is another event's (a kprobe of
+ * the same group and name), is no such failure: the event is kept without
+ * one, as upstream keeps it. Which directories are looked up, and how
+ * far, compat/event_dir.h says.
  */
 static bool ue_call_complete(struct ue_event *ev)
 {
@@ -114,7 +132,8 @@ static bool ue_call_complete(struct ue_event *ev)
 	list_for_each(pos, &ev->class.fields)
 		defined++;
 	return defined == ev->fields.nr &&
-	       ue_event_dirs_whole(ev->class.system, ev->tp_name);
+	       (!ue_dir_name_possible(ev->tp_name) ||
+		ue_event_dirs_whole(&ev->call, ev->class.system, ev->tp_name));
 }
 
 /*

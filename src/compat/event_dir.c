@@ -110,11 +110,31 @@ bool ue_walk_instances(struct ue_instance_walk *walk)
 
 struct ue_event_dir_walk {
 	struct ue_instance_walk walk;
+	struct trace_event_call *call;
 	const char *system;
 	const char *name;
 };
 
-/* Whether @base/events/<system>/<name>/ has all its files. */
+/*
+ * Whether @d, an event's directory, is another call's: its "format" file
+ * carries its call (event_create_dir()).
+ */
+static bool ue_event_dir_foreign(struct dentry *d, struct trace_event_call *call)
+{
+	struct dentry *f = ue_lookup_positive("format", d);
+	bool foreign;
+
+	if (IS_ERR(f))
+		return false;
+	foreign = d_inode(f)->i_private != call;
+	dput(f);
+	return foreign;
+}
+
+/*
+ * Whether @base/events/<system>/<name>/ has all its files, or is another
+ * call's.
+ */
 static bool ue_event_dir_whole(struct ue_instance_walk *walk,
 			       struct dentry *base)
 {
@@ -126,6 +146,10 @@ static bool ue_event_dir_whole(struct ue_instance_walk *walk,
 
 	whole = ue_lookup_step(&d, "events") && ue_lookup_step(&d, w->system) &&
 		ue_lookup_step(&d, w->name);
+	if (whole && ue_event_dir_foreign(d, w->call)) {
+		dput(d);
+		return true;
+	}
 	for (i = 0; whole && i < ARRAY_SIZE(ue_event_files); i++) {
 		f = ue_lookup_positive(ue_event_files[i], d);
 		whole = !IS_ERR(f);
@@ -136,10 +160,12 @@ static bool ue_event_dir_whole(struct ue_instance_walk *walk,
 	return whole;
 }
 
-bool ue_event_dirs_whole(const char *system, const char *name)
+bool ue_event_dirs_whole(struct trace_event_call *call, const char *system,
+			 const char *name)
 {
 	struct ue_event_dir_walk w = {
 		.walk.fn = ue_event_dir_whole,
+		.call = call,
 		.system = system,
 		.name = name,
 	};

@@ -34,6 +34,7 @@
 
 #include <linux/dcache.h>
 #include <linux/mount.h>
+#include <linux/trace_events.h>
 #include <linux/types.h>
 #include "ksyms.h"
 #include "namei.h"
@@ -45,10 +46,12 @@ static inline bool ue_event_dirs_charged(void)
 }
 
 /*
- * Whether every instance has events/@system/@name with all its files.
- * event_mutex held.
+ * Whether every instance has events/@system/@name with all its files, or
+ * there a directory of another event's (whose "format" is not @call's: the
+ * core could not make @call's, and keeps it without one). event_mutex held.
  */
-bool ue_event_dirs_whole(const char *system, const char *name);
+bool ue_event_dirs_whole(struct trace_event_call *call, const char *system,
+			 const char *name);
 
 /*
  * A walk over the instances: @fn is called with the tracefs directory of
@@ -71,7 +74,8 @@ static inline bool ue_event_dirs_charged(void)
 	return false;
 }
 
-static inline bool ue_event_dirs_whole(const char *system, const char *name)
+static inline bool ue_event_dirs_whole(struct trace_event_call *call,
+				       const char *system, const char *name)
 {
 	struct vfsmount *mnt = READ_ONCE(*ue_ksym_tracefs_mount);
 	struct dentry *d = dget(mnt->mnt_root);

@@ -222,8 +222,10 @@ static void ue_pins_update(void)
 #endif
 
 /*
- * The directory @base/events/@system/@name, if it is there: its
- * trace_event_file is pinned, and its format file loses its call.
+ * The directory @base/events/@system/@name, if it is there and @call's:
+ * its trace_event_file is pinned, and its format file loses its call. (A
+ * directory of that name may be another event's, a kprobe's of the same
+ * group, where the core could not make @call's: left as it is.)
  */
 static void ue_removed_at(struct dentry *base, struct trace_event_call *call,
 			  const char *system, const char *name)
@@ -234,7 +236,7 @@ static void ue_removed_at(struct dentry *base, struct trace_event_call *call,
 	    !ue_lookup_step(&d, name))
 		return;
 	ue_pin_files(d, call);
-	if (ue_lookup_step(&d, "format"))
+	if (ue_lookup_step(&d, "format") && d_inode(d)->i_private == call)
 		WRITE_ONCE(d_inode(d)->i_private, NULL);
 	dput(d);
 }

@@ -240,6 +240,68 @@ static void rows(void)
 	close(fd);
 }
 
+/*
+ * Names tracefs can make no directory for (lookup_one_len() refuses "",
+ * ".", "..", a '/' and names longer than NAME_MAX): upstream registers the
+ * event all the same, without a directory, and so must we (0, not ENOMEM,
+ * on every kernel). Run in a child, twice: its exit deletes them, and
+ * they are made anew.
+ */
+static int dirless_round;
+
+static void dirless_names(void)
+{
+	static const char *const cmds[] = {
+		" u32 a", ". u32 a", ".. u32 a", "reg_d5/x u32 a",
+	};
+	char cmd[300], name[64];
+	int fd = ue_open_data();
+	size_t k;
+
+	for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
+		snprintf(name, sizeof(name), "dirless.%d.%zu_ok", dirless_round, k);
+		UE_EQ(name, ue_reg(fd, cmds[k], &word, (int)k, 0, NULL), 0);
+	}
+	memset(cmd, 'n', 256);
+	strcpy(cmd + 256, " u32 a");
+	snprintf(name, sizeof(name), "dirless.%d.name_256_ok", dirless_round);
+	UE_EQ(name, ue_reg(fd, cmd, &word, 8, 0, NULL), 0);
+	close(fd);
+}
+
+/*
+ * A kprobe event of our group and an event's name, made first: the core
+ * cannot make the user event's directory (it is the kprobe's), and the
+ * registration succeeds without one, as upstream's; the user event's
+ * deletion (its process's exit) leaves the kprobe's directory whole (its
+ * format readable: before eventfs, the module once took the call out of
+ * that format file).
+ */
+static void kprobe_user_event(void)
+{
+	int fd = ue_open_data();
+
+	UE_EQ("kprobe.user_event_ok", ue_reg(fd, "reg_kp u32 a", &word, 0, 0, NULL), 0);
+	close(fd);
+}
+
+static void kprobe_same_name(void)
+{
+	char buf[4096];
+
+	if (ue_write_text(TRACEFS "/kprobe_events", "p:user_events/reg_kp vfs_read",
+			  O_APPEND)) {
+		ue_result("kprobe.made", 0, strerror(errno));
+		return;
+	}
+	ue_in_child(kprobe_user_event);
+	UE_EQ("kprobe.format_after_delete",
+	      ue_read_text(EVENTS "/reg_kp/format", buf, sizeof(buf)) > 0, 1);
+	UE_EQ("kprobe.format_names_it", strstr(buf, "name: reg_kp\n") != NULL, 1);
+	UE_EQ("kprobe.removed", ue_write_text(TRACEFS "/kprobe_events", "-:user_events/reg_kp",
+					      O_APPEND), 0);
+}
+
 int main(void)
 {
 	int fd;
@@ -250,6 +312,9 @@ int main(void)
 	UE_EQ("rows.cleaned_up_by_exit", ue_exists(EVENTS "/reg_clash"), 0);
 	UE_EQ("rows.long_cleaned_up_by_exit", ue_exists(EVENTS "/reg_long"), 0);
 	indices_and_dirs();
+	for (dirless_round = 1; dirless_round <= 2; dirless_round++)
+		ue_in_child(dirless_names);
+	kprobe_same_name();
 	/* An O_RDONLY descriptor registers too: ioctl ignores f_mode (1.1). */
 	fd = open(TRACEFS "/user_events_data", O_RDONLY);
 	UE_EQ("rdonly_fd_registers", ue_reg(fd, "reg_ro u32 a", &word, 0, 0, NULL), 0);
