@@ -23,9 +23,9 @@ ue_chroot_base_pkgs=make,kmod,ca-certificates
 # chroot.
 # The chroot is shared by every tool that uses the cache (make check, and
 # user-events-run beside it, which adds a kernel's headers): CMD holds the
-# chroot's lock (ue_chroot_lock) shared, or, with --exclusive, alone, which
-# every command that changes the chroot itself (apt-get, dpkg) takes. Two
-# apt-gets at once failed on dpkg's lock ("Could not get lock
+# chroot's command lock (ue_chroot_lock) shared, or, with --exclusive,
+# alone, which every command that changes the chroot itself (apt-get, dpkg)
+# takes. Two apt-gets at once failed on dpkg's lock ("Could not get lock
 # /var/lib/dpkg/lock-frontend"), and a purge of headers would pull them
 # from under a build.
 ue_chroot_run() {
@@ -69,12 +69,14 @@ ue_chroot_run() {
 	return $rc
 }
 
-# ue_chroot_lock -s|-x CHROOT-DIR VAR: CHROOT-DIR.lock taken, shared or
-# alone, on a descriptor whose number goes in VAR (for "exec {VAR}>&-").
-# Waits for as long as the other holder takes.
+# ue_chroot_lock -s|-x CHROOT-DIR VAR: the chroot's command lock,
+# CHROOT-DIR.run.lock, taken shared or alone, on a descriptor whose number
+# goes in VAR (for "exec {VAR}>&-"). Waits for as long as the other holder
+# takes. (A file of its own: arm64-root.sh holds CHROOT-DIR.lock around its
+# whole use of an arm64 root, and runs its commands through ue_chroot_run.)
 ue_chroot_lock() {
 	local -n _fd=$3
-	mkdir -p "$(dirname "$2")" && exec {_fd}>>"$2.lock" || return 1
+	mkdir -p "$(dirname "$2")" && exec {_fd}>>"$2.run.lock" || return 1
 	flock "$1" "$_fd" || { exec {_fd}>&-; return 1; }
 }
 
