@@ -90,5 +90,19 @@ expect job_status.stamp "$([ -f "$build/stamps/nosuch.x" ] && echo made)" made
 	hold -s 2
 	expect chroot_lock.shared_together "$(waited -s)" 0
 	wait
+	# arm64-root.sh holds <chroot>.lock around its whole use of a root
+	# and runs its commands through ue_chroot_run: the command lock must
+	# not be that file (it once was, and the arm64 DKMS step waited on
+	# itself).
+	# (in a session of its own, so that a flock left waiting goes with it)
+	exec {outer}>"$c.lock" && flock -x "$outer"
+	setsid bash -c 'log() { :; }; . "$1/chroot-lib.sh"; ue_chroot_lock -x "$2" lk && : >"$3"' \
+		- "$vmdir" "$c" "$work/inner" &
+	inner=$!
+	for _ in $(seq 50); do [ -e "$work/inner" ] && break; sleep 0.1; done
+	expect chroot_lock.under_arm64_root_lock "$([ -e "$work/inner" ] && echo taken)" taken
+	kill -- -"$inner" 2>/dev/null
+	exec {outer}>&-
+	wait
 )
 exit 0
