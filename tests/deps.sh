@@ -85,7 +85,7 @@ ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache
 ue_progs_soak=("${ue_progs_check[@]}" awk)
 ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb
 	      dpkg-query debootstrap unshare chroot mount curl modinfo perl tail sha256sum
-	      renice mktemp readlink)
+	      renice mktemp readlink flock)
 # make: the module build, with nothing but the kernel's headers package
 # (pahole comes with it where the kernel's BTF step wants it: 6.12's
 # linux-kbuild depends on it, 6.1's does not).
