@@ -61,6 +61,14 @@ static bool ue_perf_takes(struct ue_event *ev)
 	return head && !hlist_empty(head);
 }
 
+/* Whether the probe @f records the write: ftrace's or perf's, and takes it. */
+static bool ue_probe_takes(struct ue_event *ev, const struct tracepoint_func *f)
+{
+	if (f->func == ue_probe_ftrace)
+		return ue_ftrace_takes(f->data);
+	return f->func == ue_probe_perf && ue_perf_takes(ev);
+}
+
 static void ue_commit_ftrace(struct trace_event_file *file, const u8 *rec,
 			     u32 len)
 {
@@ -120,8 +128,7 @@ static int ue_write_record(struct ue_event *ev, struct iov_iter *i,
 
 	f = rcu_dereference_sched(ev->tp.funcs);
 	for (; f && f->func; f++) {
-		if (f->func == ue_probe_ftrace ? !ue_ftrace_takes(f->data) :
-		    f->func != ue_probe_perf || !ue_perf_takes(ev))
+		if (!ue_probe_takes(ev, f))
 			continue;
 		if (!valid) {
 			if (ue_validate(&ev->fields, rec, len))
