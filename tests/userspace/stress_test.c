@@ -35,7 +35,7 @@
  *
  * The run goes on past SECS, for ST_GRACE_SECS more at most, until every
  * kind of call has been made at least once: on a slow machine a short run
- * may not have drawn a rare kind yet (a 15 s run once made no munmap), and
+ * may not yet have drawn a rare kind (munmap is one draw in about 75), and
  * a kind that never ran says nothing about the module. A kind still at no
  * call after the grace fails by name.
  *

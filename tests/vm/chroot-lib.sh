@@ -25,9 +25,8 @@ ue_chroot_base_pkgs=make,kmod,ca-certificates
 # user-events-run beside it, which adds a kernel's headers): CMD holds the
 # chroot's command lock (ue_chroot_lock) shared, or, with --exclusive,
 # alone, which every command that changes the chroot itself (apt-get, dpkg)
-# takes. Two apt-gets at once failed on dpkg's lock ("Could not get lock
-# /var/lib/dpkg/lock-frontend"), and a purge of headers would pull them
-# from under a build.
+# takes: two apt-gets at once would fail on dpkg's lock, and a purge of
+# headers would pull them from under a build.
 ue_chroot_run() {
 	local c ovl='' binds=() mode=-s lk rc
 	c=$(ue_chroot_dir "$1"); shift

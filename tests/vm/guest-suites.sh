@@ -15,9 +15,8 @@
 # A module of ours (user_events*) a suite loaded and left loaded (a suite
 # cut off in the middle, or one whose own rmmod failed) is unloaded after
 # it, so that the next suite's insmod starts from the state it expects and
-# each suite is judged on its own: one slow suite once cost a row five
-# more suites' failures. (The kernel's own modules a suite needs, fuse.ko,
-# stay loaded.)
+# each suite is judged on its own, not failed by a slow suite before it.
+# (The kernel's own modules a suite needs, fuse.ko, stay loaded.)
 #
 # UE_GUEST_SYSRQ: where the watchdog asks the kernel for its blocked
 # tasks (default /proc/sysrq-trigger), UE_GUEST_MODULES the loaded modules
