@@ -26,6 +26,7 @@
 #include "compat/event_dir.h"
 #include "compat/field_len.h"
 #include "compat/removed_event.h"
+#include "compat/tp_funcs.h"
 #include "compat/ksyms.h"
 #include "compat/workqueue.h"
 #include "event.h"
@@ -535,12 +536,13 @@ void ue_events_count(unsigned int *events, unsigned int *orphans,
 /* The event's probes changed: recompute its status, rewrite its bits. */
 static void ue_event_update_status(struct ue_event *ev)
 {
+	struct ue_tp_reader r;
 	struct tracepoint_func *f;
 	u8 status = 0;
 
 	if (ue_event_enabled(ev)) {
-		rcu_read_lock_sched();
-		f = rcu_dereference_sched(ev->tp.funcs);
+		ue_tp_read_lock(&r);
+		f = ue_tp_funcs(&ev->tp);
 		for (; f && f->func; f++) {
 			if (f->func == ue_probe_ftrace)
 				status |= UE_STATUS_FTRACE;
@@ -549,7 +551,7 @@ static void ue_event_update_status(struct ue_event *ev)
 			else
 				status |= UE_STATUS_OTHER;
 		}
-		rcu_read_unlock_sched();
+		ue_tp_read_unlock(&r);
 	}
 	WRITE_ONCE(ev->status, status);
 	ue_hooks->status_changed(ev);

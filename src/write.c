@@ -24,6 +24,7 @@
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 
+#include "compat/tp_funcs.h"
 #include "compat/uio.h"
 #include "event.h"
 #include "write.h"
@@ -126,7 +127,7 @@ static int ue_write_record(struct ue_event *ev, struct iov_iter *i,
 		return 1;
 	}
 
-	f = rcu_dereference_sched(ev->tp.funcs);
+	f = ue_tp_funcs(&ev->tp);
 	for (; f && f->func; f++) {
 		if (!ue_probe_takes(ev, f))
 			continue;
@@ -145,11 +146,12 @@ static int ue_write_record(struct ue_event *ev, struct iov_iter *i,
 
 static int ue_write_once(struct ue_event *ev, struct iov_iter *i, size_t count)
 {
+	struct ue_tp_reader r;
 	int ret;
 
-	rcu_read_lock_sched();
+	ue_tp_read_lock(&r);
 	ret = ue_write_record(ev, i, count);
-	rcu_read_unlock_sched();
+	ue_tp_read_unlock(&r);
 	return ret;
 }
 
