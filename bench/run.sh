@@ -326,7 +326,10 @@ qemu_ver=$(qemu-system-x86_64 --version | head -1 | sed 's/.*version \([^ ]*\).*
 srcrel=$(cat "$k_ours/release")
 
 # The table (Markdown) and the list of misses.
+first_maps=$(sed -n 's/^#define FIRST_MAPS \(.*\)/\1/p' "$root/bench/ue_bench.c")
+first_samples=$(sed -n 's/^#define FIRST_SAMPLES \(.*\)/\1/p' "$root/bench/ue_bench.c")
 awk -v boots="$boots" -v rounds="$rounds" -v scale="$scale" -v smp_rounds="$smp_rounds" \
+	-v first_maps="$first_maps" \
 	-v smp_boots="$smp_boots" -v smp_note="$smp_note" '
 function median(key,   n, i, j, t, a) {
 	n = cnt[key]
@@ -387,6 +390,11 @@ END {
 	row("scale_slab", scale " events: slab (`Slab:` in /proc/meminfo) per event", 1.00)
 	row("scale_memfree", scale " events: `MemFree:` drop per event (per-CPU page lists left out: see below)", "")
 	row("scale_mem", scale " events: all memory (drop of free pages, per-CPU lists included) per event", 1.00)
+	row("scale_close", "`close()` of the file that registered the " scale " events", 1.00)
+	row("fork_0", "fork + exit + wait, the process holding no enable bit", 1.00)
+	row("fork_1", "fork + exit + wait, holding 1 enable bit", 1.00)
+	row("fork_100", "fork + exit + wait, holding 100 enable bits", 1.00)
+	row("reg_first_maps", "a process'"'"'s first DIAG_IOCSREG (existing event), with " first_maps " more mappings", 1.00)
 	row("smp_w1", "2 vCPUs, real time: enabled `write()` into ftrace, 1 writer (time per write of the total)", 1.00)
 	row("smp_w2", "2 vCPUs, real time: the same, 2 writers, one per CPU (time per write of the total)", 1.00)
 	row("smp_loop1", "2 vCPUs, real time: a CPU loop of 1000 steps, 1 process (the rig; noise)", "")
@@ -488,7 +496,16 @@ is at least as fast or as small**.
   /proc/meminfo and the free pages before and after (caches dropped, and \`Slab:\` read once
   it has settled: two readings 0.5 s apart within 64 kB). Free pages: \`MemFree:\` plus the
   page allocator's per-CPU lists, which \`MemFree:\` leaves out (/proc/zoneinfo, after
-  \`vm.stat_refresh\`).
+  \`vm.stat_refresh\`). Then the \`close()\` of the file that registered them all (the
+  enablers stay: they hold the events until the process exits).
+* Address spaces: each measured in a process of its own, started by \`exec\` so that it holds
+  only the enable bits it makes itself. Fork: the process registers one event with 0, 1 or 100
+  enable words, then forks a child that exits at once and waits for it, in a loop of about
+  ${secs} s (the child inherits the bits; its exit retires them). First registration: the
+  process maps $first_maps more separate VMAs (private maps of one file at offset 0, which cannot
+  merge), then times its first \`DIAG_IOCSREG\` of an event that exists ($first_samples processes
+  a round):
+  the cost of starting to follow an address space.
 
 Clock: $clockdesc.
 EOF

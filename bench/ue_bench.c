@@ -17,6 +17,10 @@
  *		 [-M (the scale row's memory breakdown: BENCHMEM lines)]
  *	ue_bench -m smp [-r rounds] [-t seconds]
  *	ue_bench -m writes ...	only the write and USDT rows (quick iterations)
+ *	ue_bench -m fork -k K	fork + exit + wait holding K enable bits
+ *	ue_bench -m first -k K	a first DIAG_IOCSREG with K more mappings
+ *				(both run by the full run, in a process of
+ *				their own)
  *
  * -m smp measures only the rows of several CPUs (bench/run.sh boots a VM
  * with 2 vCPUs and multi-threaded TCG, in real time, for them).
@@ -764,7 +768,10 @@ static void bench_scale(int n)
 	report("scale_slab", (slab1 - slab0) * 1024.0 / n, "B/event");
 	report("scale_mem", (free0 - free1) * 1024.0 / n, "B/event");
 	report("scale_memfree", (mf0 - mf1) * 1024.0 / n, "B/event");
+	t0 = now();
 	close(fd);
+	t1 = now();
+	report("scale_close", (t1 - t0) * 1e9, "ns/op");
 	free(words);
 }
 
@@ -949,24 +956,136 @@ static void bench_smp(int rounds)
 	write_file(EVENTS "/bench_w/enable", "0");
 }
 
+/*
+ * Address spaces (-m fork K, -m first K): run in a process of their own,
+ * made by exec, so that it holds no enabler it did not make itself.
+ */
+static int op_fork(void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	(void)arg;
+	if (!pid)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status) {
+		err("fork: errno %d", errno);
+		return -1;
+	}
+	return 0;
+}
+
+/* fork + exit + wait of a process holding @k enable bits (one event). */
+static int mode_fork(int k)
+{
+	uint32_t *words = calloc(k ? k : 1, sizeof(*words));
+	int fd = open(TRACEFS "/user_events_data", O_RDWR), i;
+	char row[32];
+	double ns;
+
+	for (i = 0; i < k; i++)
+		if (reg(fd, "bench_k u32 a", &words[i], 0, NULL)) {
+			err("fork: register bench_k: errno %d", errno);
+			return 1;
+		}
+	ns = timed(op_fork, NULL, 1, NULL);
+	snprintf(row, sizeof(row), "fork_%d", k);
+	if (ns > 0)
+		report(row, ns, "ns/op");
+	return errors ? 1 : 0;
+}
+
+/*
+ * The first DIAG_IOCSREG of a process with @k more mappings (each a
+ * separate VMA: private maps of offset 0 of one file, which cannot merge),
+ * of an event that exists (the parent holds bench_m).
+ */
+static int mode_first(int k)
+{
+	int fd = open(TRACEFS "/user_events_data", O_RDWR);
+	int file = open("/proc/self/exe", O_RDONLY), i;
+	uint32_t word = 0;
+	double t0, t1;
+
+	for (i = 0; i < k; i++)
+		if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, file, 0) == MAP_FAILED) {
+			err("first: mmap %d: errno %d", i, errno);
+			return 1;
+		}
+	t0 = now();
+	if (reg(fd, "bench_m u32 a", &word, 0, NULL)) {
+		err("first: register bench_m: errno %d", errno);
+		return 1;
+	}
+	t1 = now();
+	report("reg_first_maps", (t1 - t0) * 1e9, "ns/op");
+	return errors ? 1 : 0;
+}
+
+/* Run this program again as "-m MODE -k K" in a child, and wait for it. */
+static void run_mode(const char *mode, int k)
+{
+	char ks[16], secs[32];
+	int status;
+	pid_t pid;
+
+	snprintf(ks, sizeof(ks), "%d", k);
+	snprintf(secs, sizeof(secs), "%g", loop_secs);
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		execl("/proc/self/exe", "ue_bench", "-m", mode, "-k", ks,
+		      "-t", secs, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+		err("-m %s -k %d: status %d", mode, k, status);
+}
+
+/* The address-space rows: forks with 0, 1, 100 bits; first registrations. */
+#define FIRST_MAPS 1000
+#define FIRST_SAMPLES 5
+
+static void bench_mm(int rounds)
+{
+	uint32_t mword = 0;
+	int fd = open(TRACEFS "/user_events_data", O_RDWR), r, i;
+
+	if (reg(fd, "bench_m u32 a", &mword, 0, NULL))
+		err("cannot register bench_m: errno %d", errno);
+	for (r = 0; r < rounds; r++) {
+		run_mode("fork", 0);
+		run_mode("fork", 1);
+		run_mode("fork", 100);
+		for (i = 0; i < FIRST_SAMPLES; i++)
+			run_mode("first", FIRST_MAPS);
+	}
+	unreg(fd, &mword, 0);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = 5, scale = 10000, opt, r, smp = 0, writes_only = 0;
+	const char *mode = NULL;
+	int k = 0;
 	char usdt_def[512] = "";
 	uint32_t *words = calloc(REG_N, sizeof(*words));
 	uint32_t xword = 0;
 	struct wctx w = { 0 };
 	int xfd;
 
-	while ((opt = getopt(argc, argv, "r:t:s:u:m:M")) != -1) {
+	while ((opt = getopt(argc, argv, "r:t:s:u:m:k:M")) != -1) {
 		switch (opt) {
 		case 'r': rounds = atoi(optarg); break;
 		case 't': loop_secs = atof(optarg); break;
 		case 's': scale = atoi(optarg); break;
 		case 'm':
+			mode = optarg;
 			smp = !strcmp(optarg, "smp");
 			writes_only = !strcmp(optarg, "writes");
 			break;
+		case 'k': k = atoi(optarg); break;
 		case 'u':
 			if (read_text(optarg, usdt_def, sizeof(usdt_def)) < 0) {
 				err("cannot read %s", optarg);
@@ -978,6 +1097,10 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (mode && !strcmp(mode, "fork"))
+		return mode_fork(k);
+	if (mode && !strcmp(mode, "first"))
+		return mode_first(k);
 
 	w.fd = open(TRACEFS "/user_events_data", O_RDWR);
 	if (w.fd < 0 || reg(w.fd, W_EVENT, &w_enabled, 0, &w.idx)) {
@@ -1018,6 +1141,7 @@ int main(int argc, char **argv)
 	bench_fanout(1, rounds);
 	bench_fanout(100, rounds);
 	bench_fanout(1000, rounds);
+	bench_mm(rounds);
 	wait_active(2);
 	if (scale)
 		bench_scale(scale);
