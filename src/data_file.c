@@ -153,9 +153,7 @@ static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
  * taken, the index is stored after, and an enable word that is not present
  * (@err -EFAULT) is faulted in with the mutex dropped (here; 0 or -EFAULT),
  * its page pinned in *@pin until the caller has tried again (so that a
- * fork() meanwhile leaves it writable; the caller unpins); so is the
- * tracking of current's address space made (@err -EAGAIN,
- * ue_enabler_prepare()).
+ * fork() meanwhile leaves it writable; the caller unpins).
  *
  * Nor is it held while waiting for current's mmap lock, which a reader can
  * hold while it waits on user space (a read of /proc/PID/mem faulting in a
@@ -176,10 +174,7 @@ static int ue_fix_unlocked(int err, u64 addr, u8 bit, bool word32,
 	lockdep_assert_held(&ue_reg_mutex);
 	mutex_unlock(&ue_reg_mutex);
 	ue_enabler_unpin(pin);
-	/* -EAGAIN: current's address space is to be tracked first. */
-	if (err == -EAGAIN)
-		ret = ue_enabler_prepare();
-	else if (err == -EBUSY)
+	if (err == -EBUSY)
 		ret = ue_enabler_wait_mm();
 	else
 		ret = ue_enabler_fault_in_pin(addr, bit, word32, pin) ?
@@ -214,10 +209,9 @@ static int ue_bit_try(const struct ue_bit_call *c)
 /*
  * The call's write, in rounds, ue_reg_mutex held: what stopped a try is
  * fixed with the mutex dropped (ue_fix_unlocked()), and the call tries
- * again. A taken mmap lock is waited for and not counted; a fault-in, or
- * the tracking of current's address space, is counted, UE_FAULT_ATTEMPTS
- * rounds at most. A word faulted in stays pinned until the next try, so
- * that a fork() meanwhile leaves it writable.
+ * again. A taken mmap lock is waited for and not counted; a fault-in is
+ * counted, UE_FAULT_ATTEMPTS rounds at most. A word faulted in stays
+ * pinned until the next try, so that a fork() meanwhile leaves it writable.
  */
 static int ue_bit_rounds(const struct ue_bit_call *c)
 {
@@ -226,7 +220,7 @@ static int ue_bit_rounds(const struct ue_bit_call *c)
 
 	ret = ue_bit_try(c);
 	for (i = 0; ret == -EBUSY ||
-	     ((ret == -EFAULT || ret == -EAGAIN) && i < UE_FAULT_ATTEMPTS);) {
+	     (ret == -EFAULT && i < UE_FAULT_ATTEMPTS);) {
 		if (ret != -EBUSY)
 			i++;
 		ret = ue_fix_unlocked(ret, c->addr, c->bit, c->word32, &pin);
@@ -235,7 +229,7 @@ static int ue_bit_rounds(const struct ue_bit_call *c)
 		ret = ue_bit_try(c);
 	}
 	ue_enabler_unpin(&pin);
-	if (ret == -EFAULT || ret == -EAGAIN)
+	if (ret == -EFAULT)
 		ue_race_bit_failed(c->ev ? "DIAG_IOCSREG" : "DIAG_IOCSUNREG",
 				   ret, i);
 	return ret;
@@ -252,12 +246,6 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	if (ret)
 		return ret;
 	cmd = strndup_user(u64_to_user_ptr(reg.name_args), UE_MAX_CMD);
-	ret = ue_enabler_prepare();
-	if (ret) {
-		if (!IS_ERR(cmd))
-			kfree(cmd);
-		return ret;
-	}
 	mutex_lock(&ue_reg_mutex);
 	/* The errors in upstream's order: the bit before the command. */
 	if (ue_enabler_exists(reg.enable_addr, reg.enable_bit)) {
@@ -288,8 +276,6 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	}
 	ue_event_put(ev, false);
 unlock:
-	/* Whatever failed, the tracking made for it goes (item 11). */
-	ue_enabler_prepare_end(ret != 0);
 	mutex_unlock(&ue_reg_mutex);
 	if (!IS_ERR_OR_NULL(cmd))
 		kfree(cmd);

@@ -3,7 +3,9 @@
  * /sys/kernel/debug/user_events_dkms/state: what the module holds, one
  * "name value" line each. It answers "why does rmmod refuse?" (events pin
  * the module; orphans wait for the tracing core to let go) and lets the
- * tests see that a failed call leaves nothing behind. Upstream has no such
+ * tests see that a failed call leaves nothing behind; forks_untraced counts
+ * the forks whose child got none of its parent's enablers for want of
+ * memory (fork_snap.c). Upstream has no such
  * file; nothing of the ABI depends on it. debugfs guards its files against
  * unload itself, so removing the directory is all that unload needs.
  */
@@ -34,6 +36,8 @@ void ue_debugfs_init(void)
 {
 	ue_debugfs_dir = debugfs_create_dir("user_events_dkms", NULL);
 	debugfs_create_file("state", 0400, ue_debugfs_dir, NULL, &state_fops);
+	debugfs_create_atomic_t("forks_untraced", 0400, ue_debugfs_dir,
+				&ue_forks_untraced);
 }
 
 void ue_debugfs_exit(void)

@@ -3,15 +3,22 @@
  * Enable bits: the kernel keeps bit B of the word at address A of a process
  * equal to "event E has a probe attached" (spec 1.9, 2.6).
  *
- * Tracking without kernel hooks. Upstream hangs its tracking object off
- * task_struct and is called from fork, exec and exit. A module cannot, so
- * tracking here is per mm, not per task lineage:
- *  - one struct ue_mm per address space that registered, found by its mm
- *    and tied to it with an mmu_notifier (mmu_notifier_get());
- *  - its .release, run by exit_mmap() when the last user of the mm goes
- *    (the last thread exits, or exec replaced the image), retires the
- *    enablers; the work it queues is drained before the next registration
- *    or deletion is judged, so an exit is in effect by then;
+ * Following address spaces without kernel hooks (docs/design.md, "Following
+ * address spaces"). Upstream hangs its tracking object off task_struct and
+ * is called from fork, exec and exit. A module cannot, so tracking here is
+ * per mm, not per task lineage:
+ *  - one struct ue_mm per address space that registered, found by its mm,
+ *    which it holds with mmgrab(): the mm_struct stays allocated (not the
+ *    memory it maps), so no later address space can take its address;
+ *  - an address space is dead once it has no user left (its last thread
+ *    exited, or exec replaced the image): a bit write takes a user with
+ *    mmget_not_zero() and leaves a dead one alone, the kernel tells us when
+ *    one dies (compat/mm_gone.h), and ue_mms_sweep() retires its enablers:
+ *    in our own worker, or in the task that settles the state before a
+ *    registration or deletion is judged, so that an exit is in effect by
+ *    then; never in the task that dropped the last user, which may hold
+ *    tracing locks (trace_user_stack_print() drops one under
+ *    trace_event_sem);
  *  - fork without CLONE_VM: fork.c copies the parent's enablers into the
  *    child before the child first runs user code;
  *  - CLONE_VM children (threads, vfork, clone(CLONE_VM)) share the mm and
@@ -27,86 +34,138 @@
  * (taken by the core around status changes) and are read under RCU by the
  * fork probe; ue_mm creation is serialised by ue_reg_mutex.
  *
- * No address space's mmap lock is ever waited for under event_mutex or
- * ue_reg_mutex, only tried (issue 30, item 2). A reader of that lock can
- * wait on user space for as long as it likes (a read of /proc/PID/mem that
- * faults in a page of a FUSE file whose daemon does not answer holds it),
- * a writer that queues behind it (the process's mmap()) makes every later
- * reader wait too, and a waiter under event_mutex would stop every ftrace
- * enable, perf open, dynamic_events and kprobe_events write, instance
- * creation and module load with trace events on the machine. Upstream
- * takes the lock under both mutexes, for every registration, state change
- * and unregistration, and has that defect; here a state change that finds
- * the lock taken leaves the write to the fault worker (ue_fault_wq, which
- * waits for it with no lock held and which nothing drains), and a
- * registration or unregistration waits for it after dropping the mutexes,
- * then tries again (data_file.c ue_fix_unlocked()).
+ * Nothing here takes an mmap lock for writing, and no address space's mmap
+ * lock is ever waited for under event_mutex or ue_reg_mutex, only tried. A
+ * reader of that lock can wait on user space for as long as it likes (a
+ * read of /proc/PID/mem that faults in a page of a FUSE file whose daemon
+ * does not answer holds it), a writer that queues behind it (the process's
+ * mmap()) makes every later reader wait too, and a waiter under event_mutex
+ * would stop every ftrace enable, perf open, dynamic_events and
+ * kprobe_events write, instance creation and module load with trace events
+ * on the machine. Upstream takes the lock under both mutexes, for every
+ * registration, state change and unregistration, and has that defect; here
+ * a state change that finds the lock taken leaves the write to the address
+ * space's fault worker (ue_mm.fault_work), which waits for it with no lock
+ * held, and a registration or unregistration waits for it after dropping
+ * the mutexes, then tries again (data_file.c ue_fix_unlocked()). A fault
+ * worker that waits on user space holds one worker of our own queue and
+ * delays only the bits of its own address space.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/hashtable.h>
-#include <linux/jiffies.h>
+#include <linux/kref.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
-#include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/task_work.h>
 #include <linux/userfaultfd_k.h>
 
 #include "compat/gup.h"
 #include "compat/ksyms.h"
-#include "compat/workqueue.h"
+#include "compat/mm_gone.h"
 #include "enabler.h"
 #include "event.h"
 #include "race.h"
 #include "ue.h"
 
 /* ue_mm.flags */
-#define UE_MM_DETACHED		0	/* out of the table, notifier put */
-#define UE_MM_EXITED		1	/* no task uses the address space */
+#define UE_MM_DEAD		0	/* no user left; on ue_mms_dead */
 
 struct ue_mm {
-	struct mmu_notifier	mn;		/* mn.mm is the address space */
-	struct hlist_node	node;		/* ue_mms, by mm */
+	struct mm_struct	*mm;		/* mmgrab()bed */
+	struct hlist_node	node;		/* ue_mms, by mm; event_mutex */
 	struct list_head	enablers;
-	struct work_struct	release_work;
-	struct rcu_head		rcu;
+	unsigned int		nr_enablers;	/* event_mutex */
+	/* enablers whose word the fault worker is to fault in; event_mutex */
+	struct list_head	faults;
+	struct work_struct	fault_work;	/* on ue_fault_wq */
+	struct work_struct	put_work;	/* a bit write's last mmput() */
+	/* the sweep in the task that dropped the last user (ue_mm_gone()) */
+	struct callback_head	gone_twork;
+	struct work_struct	unref_work;	/* when gone_twork cannot be */
+	struct llist_node	dead_node;	/* ue_mms_dead */
+	/* the table, each queued run of a work item, ue_mms_dead */
+	struct kref		ref;
 	unsigned long		flags;
-	/* registrations between their prepare and its end; event_mutex */
-	unsigned int		preparing;
+	struct rcu_head		rcu;
 };
 
 struct ue_enabler {
 	struct list_head	link;		/* ue_mm.enablers */
 	struct list_head	ev_link;	/* ue_event.enablers */
+	struct list_head	fault_link;	/* ue_mm.faults */
 	struct ue_event		*ev;		/* referenced */
 	struct ue_mm		*um;
 	u64			addr;		/* as registered */
 	u8			bit;		/* as registered */
 	bool			word32;		/* enable_size 4 */
-	bool			faulting;	/* a ue_fault is queued */
-	bool			freeing;	/* off its list; the ue_fault frees */
+	bool			faulting;	/* on um->faults, or being faulted in */
+	bool			freeing;	/* off its lists; the fault worker frees */
 	u8			attempt;
 	struct rcu_head		rcu;
 };
 
 static DEFINE_HASHTABLE(ue_mms, 6);
-/* Address spaces in ue_mms, detached ones excluded; event_mutex. */
+/* Address spaces in ue_mms; event_mutex. */
 static unsigned int ue_nr_mms;
-/* ue_mm structures allocated and not yet freed, detached ones included. */
-static atomic_t ue_nr_notifiers = ATOMIC_INIT(0);
+/* ue_mm structures not yet released, those out of the table included. */
+static atomic_t ue_nr_mm_structs = ATOMIC_INIT(0);
+/* Dead address spaces the sweep has not retired yet, each referenced. */
+static LLIST_HEAD(ue_mms_dead);
+
+static void ue_mms_sweep_work(struct work_struct *work);
+static DECLARE_WORK(ue_sweep_work, ue_mms_sweep_work);
 
 static struct ue_mm *ue_mm_find(struct mm_struct *mm)
 {
 	struct ue_mm *um;
 
 	hash_for_each_possible_rcu(ue_mms, um, node, (unsigned long)mm)
-		if (um->mn.mm == mm && !test_bit(UE_MM_DETACHED, &um->flags))
+		if (um->mm == mm)
 			return um;
 	return NULL;
+}
+
+/* The last reference: process context, no lock held. */
+static void ue_mm_release(struct kref *ref)
+{
+	struct ue_mm *um = container_of(ref, struct ue_mm, ref);
+
+	mmdrop(um->mm);
+	/* The fork probe and the exit probe may still look at it under RCU. */
+	kfree_rcu(um, rcu);
+	atomic_dec(&ue_nr_mm_structs);
+}
+
+static void ue_mm_unref(struct ue_mm *um)
+{
+	kref_put(&um->ref, ue_mm_release);
+}
+
+/* Queue one of @um's work items on ue_fault_wq; a queued run holds @um. */
+static void ue_mm_queue(struct ue_mm *um, struct work_struct *work)
+{
+	kref_get(&um->ref);
+	/* The module stays until the run returns (ue_events_exit()). */
+	__module_get(THIS_MODULE);
+	if (!queue_work(ue_fault_wq, work)) {
+		/* Queued already, not yet running: that run does it. */
+		module_put(THIS_MODULE);
+		kref_put(&um->ref, ue_mm_release);
+	}
+}
+
+/* The end of a run of one of @um's work items: nothing of ours after it. */
+static void ue_mm_work_done(struct ue_mm *um)
+{
+	ue_mm_unref(um);
+	module_put(THIS_MODULE);
 }
 
 /*
@@ -130,36 +189,53 @@ static void ue_word(u64 addr, u8 bit, bool word32, unsigned long *waddr,
 }
 
 /*
- * Drop the user of @um's address space that a write took, event_mutex
- * held. Where it is the last (every task of the address space exited
- * meanwhile), the address space is dead to user_events: its enablers are
- * retired by release_work on ue_wq, which ue_events_settle() drains, so the
- * exit is in effect for the next registration or deletion, as for any
- * other exit (issue 12, item 12). The address space itself is torn down by
- * mmput_async(), on the system queue, which nothing here waits for:
- * __mmput() runs exit_aio(), which waits for the process's AIO in flight,
- * and a read from a FUSE daemon that does not answer is in flight for
- * ever. Run from ue_wq, as it was, that teardown made every later
- * registration, deletion, status read and "u:" line wait with it (issue
- * 30, item 4; fuse_test aio-exit).
+ * Flag @um dead for the sweep, once; from any context, under RCU or holding
+ * a reference. Whether this call flagged it.
  */
-static void ue_mm_put(struct ue_mm *um)
+static bool ue_mm_mark_dead(struct ue_mm *um)
 {
-	struct mm_struct *mm = um->mn.mm;
+	if (test_and_set_bit(UE_MM_DEAD, &um->flags) ||
+	    !kref_get_unless_zero(&um->ref))
+		return false;
+	llist_add(&um->dead_node, &ue_mms_dead);
+	return true;
+}
 
-	lockdep_assert_held(ue_ksym_event_mutex);
-	if (atomic_add_unless(&mm->mm_users, -1, 1))
+/*
+ * The last user of an address space, dropped by a bit write, is put by
+ * @um's own worker: the teardown (__mmput()) waits for the process's AIO in
+ * flight (exit_aio()), and a read from a FUSE daemon that does not answer
+ * is in flight for ever. Under event_mutex that would stop all tracing, and
+ * on a shared kernel queue (mmput_async()) it would hold a worker that
+ * others need; on ours it holds up only this address space's work.
+ */
+static void ue_mm_put_work(struct work_struct *work)
+{
+	struct ue_mm *um = container_of(work, struct ue_mm, put_work);
+
+	mmput(um->mm);
+	ue_mm_work_done(um);
+}
+
+/*
+ * Drop the user of @um's address space that a bit write took. Where it is
+ * the last, no task uses the address space any more: it is dead now, for
+ * the next registration or deletion to see (ue_events_settle() runs the
+ * sweep), however long its teardown takes.
+ */
+static void __cold ue_mm_last_put(struct ue_mm *um)
+{
+	if (ue_mm_mark_dead(um))
+		ue_queue_work(&ue_sweep_work);
+	/* Once per address space: its users reach zero only once. */
+	ue_mm_queue(um, &um->put_work);
+}
+
+static inline void ue_mm_put(struct ue_mm *um)
+{
+	if (likely(atomic_add_unless(&um->mm->mm_users, -1, 1)))
 		return;
-	/*
-	 * No task uses the address space any more: writes stop here
-	 * (event_mutex orders this with them), and the enablers go. The
-	 * notifier's release, run by the teardown whenever it gets there,
-	 * then finds the ue_mm detached already.
-	 */
-	set_bit(UE_MM_EXITED, &um->flags);
-	if (!test_and_set_bit(UE_MM_DETACHED, &um->flags))
-		ue_queue_work(&um->release_work);
-	mmput_async(mm);
+	ue_mm_last_put(um);
 }
 
 /* Write bit @wbit of the word at @waddr in @page, pinned; unpins it. */
@@ -235,7 +311,7 @@ static int ue_fault_in_anon(struct mm_struct *mm, u64 addr, u8 bit,
 
 /*
  * The same in @um's address space, event_mutex held: 0, -EFAULT, -EBUSY
- * (the mmap lock is taken), or -ENOENT if the address space is going away.
+ * (the mmap lock is taken), or -ENOENT if the address space is dead.
  */
 static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 			bool set)
@@ -243,12 +319,11 @@ static int ue_bit_write(struct ue_mm *um, u64 addr, u8 bit, bool word32,
 	int ret;
 
 	/* Never touch an address space whose tasks are all gone. */
-	if (test_bit(UE_MM_EXITED, &um->flags) || !mmget_not_zero(um->mn.mm))
+	if (test_bit(UE_MM_DEAD, &um->flags) || !mmget_not_zero(um->mm))
 		return -ENOENT;
-	ret = ue_bit_write_mm(um->mn.mm, addr, bit, word32, set);
-	if (ret == -EFAULT &&
-	    !ue_fault_in_anon(um->mn.mm, addr, bit, word32))
-		ret = ue_bit_write_mm(um->mn.mm, addr, bit, word32, set);
+	ret = ue_bit_write_mm(um->mm, addr, bit, word32, set);
+	if (ret == -EFAULT && !ue_fault_in_anon(um->mm, addr, bit, word32))
+		ret = ue_bit_write_mm(um->mm, addr, bit, word32, set);
 	ue_race_window(UE_RACE_BIT_WRITE, false);
 	ue_mm_put(um);
 	return ret;
@@ -303,37 +378,25 @@ static void ue_enabler_free(struct ue_enabler *en)
 }
 
 /*
- * An asynchronous fault-in of an enabler's word, allocated only when one is
- * needed (an enabler stays at 96 bytes). It runs on ue_fault_wq, which
- * nothing drains: a fault can wait on user space for as long as it likes
- * (a userfaultfd nobody answers, a FUSE daemon that hangs), and draining
- * it would make every registration, deletion and status read wait too
- * (issue 12, item 3). It holds a reference on the module, dropped last,
- * and ue_events_exit() destroys the queue after the module's last
- * reference is gone, which waits for the return.
- */
-struct ue_fault {
-	struct work_struct	work;
-	struct ue_enabler	*en;
-	struct mm_struct	*mm;		/* grabbed */
-};
-
-static void ue_enabler_fault_work(struct work_struct *work);
-
-/*
  * The enabler's word is not present or read-only (COW, swapped out), or
- * its address space's mmap lock is taken (@contended): fault it in
- * elsewhere, which waits for the lock there, then write it; event_mutex
- * held. Faults count towards UE_FAULT_ATTEMPTS (spec 2.6); a lock taken
- * does not: the bit would be left stale for as long as a process's own
- * mmap() calls kept meeting its writes. Each round waits for the lock
- * before it tries again, so contention costs waiting, not spinning.
+ * its address space's mmap lock is taken (@contended): the address space's
+ * fault worker faults it in, which waits for the lock there, then writes
+ * it; event_mutex held. Faults count towards UE_FAULT_ATTEMPTS (spec 2.6);
+ * a lock taken does not: the bit would be left stale for as long as a
+ * process's own mmap() calls kept meeting its writes. Each round waits for
+ * the lock before it tries again, so contention costs waiting, not
+ * spinning.
+ *
+ * The worker is one work item per address space, on ue_fault_wq, which
+ * nothing drains: a fault can wait on user space for as long as it likes (a
+ * userfaultfd nobody answers, a FUSE daemon that hangs), and draining it
+ * would make every registration, deletion and status read wait too. One
+ * item per address space, rather than one per word, so that a process
+ * with many words stuck holds one worker, and the words of other address
+ * spaces are faulted in by others.
  */
 static void ue_enabler_fault_later(struct ue_enabler *en, bool contended)
 {
-	struct mm_struct *mm = en->um->mn.mm;
-	struct ue_fault *fault;
-
 	lockdep_assert_held(ue_ksym_event_mutex);
 	if (!contended) {
 		if (en->attempt >= UE_FAULT_ATTEMPTS) {
@@ -342,18 +405,9 @@ static void ue_enabler_fault_later(struct ue_enabler *en, bool contended)
 		}
 		en->attempt++;
 	}
-	/* Without memory for it, the next state change tries again. */
-	fault = kmalloc(sizeof(*fault), GFP_KERNEL);
-	if (!fault)
-		return;
-	INIT_WORK(&fault->work, ue_enabler_fault_work);
-	fault->en = en;
-	mmgrab(mm);
-	fault->mm = mm;
 	en->faulting = true;
-	/* The enabler's event pins the module now. */
-	__module_get(THIS_MODULE);
-	queue_work(ue_fault_wq, &fault->work);
+	list_add_tail(&en->fault_link, &en->um->faults);
+	ue_mm_queue(en->um, &en->um->fault_work);
 }
 
 /* Write the event's state into the enabler's word; event_mutex held. */
@@ -371,38 +425,63 @@ static void ue_enabler_write(struct ue_enabler *en)
 		ue_enabler_fault_later(en, ret == -EBUSY);
 }
 
-static void ue_enabler_fault_work(struct work_struct *work)
+/*
+ * The next enabler of @um to fault in, or NULL. One unlinked meanwhile
+ * (its event reference is gone already) is freed here.
+ */
+static struct ue_enabler *ue_mm_next_fault(struct ue_mm *um)
 {
-	struct ue_fault *fault = container_of(work, struct ue_fault, work);
-	struct ue_enabler *en = fault->en;
-	struct mm_struct *mm = fault->mm;
+	struct ue_enabler *en;
+
+	mutex_lock(ue_ksym_event_mutex);
+	while ((en = list_first_entry_or_null(&um->faults, struct ue_enabler,
+					      fault_link))) {
+		list_del(&en->fault_link);
+		if (!en->freeing)
+			break;
+		kfree_rcu(en, rcu);
+	}
+	mutex_unlock(ue_ksym_event_mutex);
+	return en;
+}
+
+/* Fault in @en's word, pinned until the write: a fork() leaves it writable. */
+static void ue_enabler_fault(struct ue_mm *um, struct ue_enabler *en)
+{
 	struct page *pin = NULL;
 	int ret = -ENOENT;
-	bool freeing;
 
-	/* Pinned until the write: a fork() meanwhile leaves it writable. */
-	if (mmget_not_zero(mm)) {
-		ret = ue_fault_pin(mm, en->addr, en->bit, en->word32, &pin);
-		mmput(mm);
+	/* Its address, bit and size never change: read without a lock. */
+	if (mmget_not_zero(um->mm)) {
+		ret = ue_fault_pin(um->mm, en->addr, en->bit, en->word32, &pin);
+		/* The last user, maybe: this worker is the address space's. */
+		mmput(um->mm);
 	}
 	if (!ret)
 		ue_race_window(UE_RACE_FAULT_WORK, false);
 	mutex_lock(ue_ksym_event_mutex);
 	en->faulting = false;
-	freeing = en->freeing;
-	if (!freeing && ret && ret != -ENOENT)
-		pr_warn("Fault for mm: 0x%pK @ 0x%llx event: %s\n", mm,
+	if (en->freeing) {
+		/* Its event reference went when it was unlinked. */
+		kfree_rcu(en, rcu);
+	} else if (ret && ret != -ENOENT) {
+		pr_warn("Fault for mm: 0x%pK @ 0x%llx event: %s\n", um->mm,
 			en->addr, en->ev->tp_name);
-	else if (!freeing && !ret)
+	} else if (!ret) {
 		ue_enabler_write(en);
+	}
 	mutex_unlock(ue_ksym_event_mutex);
 	ue_enabler_unpin(&pin);
-	mmdrop(mm);
-	kfree(fault);
-	/* Its event reference went when it was unlinked. */
-	if (freeing)
-		kfree_rcu(en, rcu);
-	module_put(THIS_MODULE);
+}
+
+static void ue_mm_fault_work(struct work_struct *work)
+{
+	struct ue_mm *um = container_of(work, struct ue_mm, fault_work);
+	struct ue_enabler *en;
+
+	while ((en = ue_mm_next_fault(um)))
+		ue_enabler_fault(um, en);
+	ue_mm_work_done(um);
 }
 
 /* Only the event's own enablers: upstream walks every tracked mm. */
@@ -429,6 +508,7 @@ static void ue_enabler_unlink(struct ue_enabler *en, struct list_head *free)
 	lockdep_assert_held(ue_ksym_event_mutex);
 	list_del_rcu(&en->link);
 	list_del(&en->ev_link);
+	en->um->nr_enablers--;
 	en->freeing = true;
 	if (!en->faulting) {
 		list_add(&en->ev_link, free);
@@ -449,124 +529,155 @@ static void ue_enabler_unlink(struct ue_enabler *en, struct list_head *free)
 
 /* --- address spaces ------------------------------------------------------ */
 
-/*
- * Take @um out of the table and put its notifier; once per ue_mm, with
- * event_mutex held, which this releases.
- */
-static void ue_mm_detach_unlock(struct ue_mm *um)
-{
-	struct ue_enabler *en, *tmp;
-	LIST_HEAD(free);
-
-	lockdep_assert_held(ue_ksym_event_mutex);
-	hash_del_rcu(&um->node);
-	ue_nr_mms--;
-	list_for_each_entry_safe(en, tmp, &um->enablers, link)
-		ue_enabler_unlink(en, &free);
-	mutex_unlock(ue_ksym_event_mutex);
-	list_for_each_entry_safe(en, tmp, &free, ev_link)
-		ue_enabler_free(en);
-	mmu_notifier_put(&um->mn);
-}
-
-static void ue_mm_release_work(struct work_struct *work)
-{
-	mutex_lock(ue_ksym_event_mutex);
-	ue_mm_detach_unlock(container_of(work, struct ue_mm, release_work));
-	ue_work_done();
-}
-
-/*
- * exit_mmap(): the address space is dying (its last user exited, or exec
- * replaced it); its enablers go with it. Done here when event_mutex is free,
- * so that the exit is in effect when the parent's wait returns. If the lock
- * is taken, possibly by this very task (an mmput() in a path that holds it),
- * a work item does it, which ue_events_settle() drains.
- */
-static void ue_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
-{
-	struct ue_mm *um = container_of(mn, struct ue_mm, mn);
-
-	if (test_and_set_bit(UE_MM_DETACHED, &um->flags))
-		return;
-	if (mutex_trylock(ue_ksym_event_mutex))
-		ue_mm_detach_unlock(um);
-	else
-		ue_queue_work(&um->release_work);
-}
-
-static struct mmu_notifier *ue_mn_alloc(struct mm_struct *mm)
-{
-	struct ue_mm *um = kzalloc(sizeof(*um), GFP_KERNEL_ACCOUNT);
-
-	if (!um)
-		return ERR_PTR(-ENOMEM);
-	INIT_LIST_HEAD(&um->enablers);
-	INIT_WORK(&um->release_work, ue_mm_release_work);
-	atomic_inc(&ue_nr_notifiers);
-	return &um->mn;
-}
-
-static void ue_mn_free(struct mmu_notifier *mn)
-{
-	/* The fork probe may still be looking at it under RCU. */
-	struct ue_mm *um = container_of(mn, struct ue_mm, mn);
-
-	kfree_rcu(um, rcu);
-	atomic_dec(&ue_nr_notifiers);
-}
-
-static const struct mmu_notifier_ops ue_mn_ops = {
-	.release	= ue_mn_release,
-	.alloc_notifier	= ue_mn_alloc,
-	.free_notifier	= ue_mn_free,
-};
-
-/*
- * mmu_notifier_get() from a worker. Registering a notifier takes every lock
- * of the address space (mm_take_all_locks()), which gives up with -EINTR
- * whenever the calling task has any signal pending: runtimes that signal
- * their threads all the time (Go's preemption, profilers' timers) would see
- * a first DIAG_IOCSREG fail with EINTR, which upstream returns on no signal
- * at all, and a forked child that a signal reached before it first ran
- * (its enablers are attached in task work, right where signals are taken)
- * would be left untracked (issue 12, item 5). A worker has no signals (the
- * ue_mm it allocates is then charged to no memory cgroup). The caller
- * holds a reference on @mm's users, as registering requires.
- */
-struct ue_notifier_req {
-	struct work_struct	work;
-	struct mm_struct	*mm;
-	struct mmu_notifier	*mn;
-};
-
-static void ue_notifier_get_work(struct work_struct *work)
-{
-	struct ue_notifier_req *req = container_of(work, struct ue_notifier_req,
-						   work);
-
-	req->mn = mmu_notifier_get(&ue_mn_ops, req->mm);
-}
-
-static struct mmu_notifier *ue_notifier_get(struct mm_struct *mm)
-{
-	struct ue_notifier_req req = { .mm = mm };
-
-	INIT_WORK_ONSTACK(&req.work, ue_notifier_get_work);
-	queue_work(ue_system_dfl_wq, &req.work);
-	flush_work(&req.work);
-	destroy_work_on_stack(&req.work);
-	return req.mn;
-}
-
 unsigned int ue_mms_count(void)
 {
 	return READ_ONCE(ue_nr_mms);
 }
 
 /*
+ * Take @um out of the table and its enablers off their lists, onto @free;
+ * event_mutex held. The table's reference goes to the caller.
+ */
+static void ue_mm_unhash(struct ue_mm *um, struct list_head *free)
+{
+	struct ue_enabler *en, *tmp;
+
+	lockdep_assert_held(ue_ksym_event_mutex);
+	hash_del_rcu(&um->node);
+	ue_nr_mms--;
+	list_for_each_entry_safe(en, tmp, &um->enablers, link)
+		ue_enabler_unlink(en, free);
+}
+
+static void ue_enablers_free(struct list_head *free)
+{
+	struct ue_enabler *en, *tmp;
+
+	list_for_each_entry_safe(en, tmp, free, ev_link)
+		ue_enabler_free(en);
+}
+
+/*
+ * Address spaces the kernel does not report dead one by one
+ * (compat/mm_gone.h): look at every one; event_mutex held.
+ */
+static void ue_mms_find_dead(void)
+{
+	struct ue_mm *um;
+	int bkt;
+
+	lockdep_assert_held(ue_ksym_event_mutex);
+	hash_for_each(ue_mms, bkt, um, node)
+		if (!atomic_read(&um->mm->mm_users))
+			ue_mm_mark_dead(um);
+}
+
+/*
+ * Retire the enablers of every dead address space: process context, no
+ * lock held. The event references they drop may be the last ones.
+ */
+void ue_mms_sweep(void)
+{
+	struct llist_node *dead;
+	struct ue_mm *um, *next;
+	LIST_HEAD(free);
+
+	if (!UE_MM_GONE_WALK && llist_empty(&ue_mms_dead))
+		return;
+	if (UE_MM_GONE_WALK && !READ_ONCE(ue_nr_mms) &&
+	    llist_empty(&ue_mms_dead))
+		return;
+	mutex_lock(ue_ksym_event_mutex);
+	if (UE_MM_GONE_WALK)
+		ue_mms_find_dead();
+	dead = llist_del_all(&ue_mms_dead);
+	llist_for_each_entry(um, dead, dead_node) {
+		if (hash_hashed(&um->node)) {
+			ue_mm_unhash(um, &free);
+			/* The table's reference. */
+			kref_put(&um->ref, ue_mm_release);
+		}
+	}
+	mutex_unlock(ue_ksym_event_mutex);
+	ue_enablers_free(&free);
+	llist_for_each_entry_safe(um, next, dead, dead_node)
+		ue_mm_unref(um);
+}
+
+static void ue_mms_sweep_work(struct work_struct *work)
+{
+	ue_mms_sweep();
+	ue_work_done();
+}
+
+static void ue_mm_gone_twork(struct callback_head *cb)
+{
+	ue_mms_sweep();
+	/* The module's reference goes last: ue_fork_exit() waits for it. */
+	ue_mm_work_done(container_of(cb, struct ue_mm, gone_twork));
+}
+
+static void ue_mm_unref_work(struct work_struct *work)
+{
+	ue_mm_work_done(container_of(work, struct ue_mm, unref_work));
+}
+
+/*
+ * The sweep also runs in the user task that dropped @um's last user, once
+ * that task holds nothing: as task work, at its exit (exit_task_work(),
+ * before its parent's wait returns, so that the exit is in effect then, as
+ * for a deletion right after it) or its return to user space (exec; a
+ * reader of /proc/PID/mem or of the trace file). Kernel threads leave it to
+ * the worker. Only the task that flagged @um dead comes here. Whether the
+ * task will.
+ */
+static bool ue_mm_sweep_in_task(struct ue_mm *um)
+{
+	if ((current->flags & PF_KTHREAD) || !try_module_get(THIS_MODULE))
+		return false;
+	if (!kref_get_unless_zero(&um->ref)) {
+		module_put(THIS_MODULE);
+		return false;
+	}
+	init_task_work(&um->gone_twork, ue_mm_gone_twork);
+	if (!task_work_add(current, &um->gone_twork, TWA_RESUME))
+		return true;
+	/* Past its exit_task_work(): the worker sweeps, this lets go. */
+	INIT_WORK(&um->unref_work, ue_mm_unref_work);
+	queue_work(ue_fault_wq, &um->unref_work);
+	return false;
+}
+
+/*
+ * The kernel says @mm died (compat/mm_gone.h), in whichever task dropped
+ * its last user, which may hold any lock, tracing's included (a reader of
+ * the trace file printing a user stack holds trace_event_sem); preemption
+ * may be disabled. Only flags it, for the sweep.
+ */
+void ue_mm_gone(struct mm_struct *mm)
+{
+	struct ue_mm *um;
+
+	if (!READ_ONCE(ue_nr_mms))
+		return;
+	rcu_read_lock();
+	um = ue_mm_find(mm);
+	if (um && ue_mm_mark_dead(um) && !ue_mm_sweep_in_task(um))
+		ue_queue_work(&ue_sweep_work);
+	rcu_read_unlock();
+}
+
+/* The kernel says some address space may have died: look at them all. */
+void ue_mms_maybe_gone(void)
+{
+	if (READ_ONCE(ue_nr_mms))
+		ue_queue_work(&ue_sweep_work);
+}
+
+/*
  * The ue_mm of current's address space, or NULL. ue_reg_mutex keeps it: the
- * address space is alive while current uses it, and nothing else detaches.
+ * address space is alive while current uses it, and only registrations,
+ * which that mutex serialises, take a live one out of the table.
  */
 static struct ue_mm *ue_mm_of_current(void)
 {
@@ -580,82 +691,58 @@ static struct ue_mm *ue_mm_of_current(void)
 }
 
 /*
- * The ue_mm of current's address space, made ready before ue_reg_mutex is
- * taken. Registering its notifier takes the address space's mmap lock for
- * writing, which waits for every reader, and a reader can wait on user space
- * for as long as it likes: a read of /proc/PID/mem faults pages in with the
- * lock held, through a FUSE daemon that does not answer. Under the global
- * mutex, that would stop every registration on the machine (issue 12, item
- * 3; fuse_test's notifier_others_not_blocked). Only this process waits here.
- *
- * It stays pinned until ue_enabler_prepare_end(): unpinned, another thread's
- * failed registration could forget it before this one took ue_reg_mutex,
- * and under load a thread lost it to the others ten times in a row, so that
- * DIAG_IOCSREG failed with EAGAIN, which the spec has not (stress suite on
- * 5.10, with two VMs sharing the machine).
+ * The ue_mm of current's address space, made if there is none: a
+ * kzalloc() and an mmgrab(), no lock of the address space. ue_reg_mutex
+ * serialises the makers.
  */
-int ue_enabler_prepare(void)
+static struct ue_mm *ue_mm_of_current_make(void)
 {
-	struct mmu_notifier *mn;
 	struct ue_mm *um;
 
-	for (;;) {
-		mutex_lock(ue_ksym_event_mutex);
-		um = ue_mm_find(current->mm);
-		if (um)
-			um->preparing++;
-		mutex_unlock(ue_ksym_event_mutex);
-		if (um)
-			return 0;
-		mn = ue_notifier_get(current->mm);
-		if (IS_ERR(mn))
-			return PTR_ERR(mn);
-		um = container_of(mn, struct ue_mm, mn);
-		mutex_lock(ue_ksym_event_mutex);
-		/*
-		 * Another thread of the process may have made it meanwhile
-		 * (the same notifier, one more user), or be detaching one
-		 * that was forgotten, whose notifier is still registered
-		 * until its put: either way this user is put, and the table
-		 * is looked at again. A forgetter holds ue_reg_mutex until
-		 * it has put the notifier (ue_enabler_prepare_end()): wait for it. A
-		 * forgotten notifier also stays registered while other
-		 * threads of the process hold a user of it here, so it is
-		 * gone only once they all have put theirs: no number of
-		 * rounds is enough (ten were not, under load: DIAG_IOCSREG
-		 * failed with EAGAIN, which the spec has not; stress suite,
-		 * 5.10, two VMs sharing the machine). Only the thread's own
-		 * death ends the wait early; nobody sees its errno.
-		 */
-		if (ue_mm_find(current->mm) ||
-		    test_bit(UE_MM_DETACHED, &um->flags)) {
-			mutex_unlock(ue_ksym_event_mutex);
-			mmu_notifier_put(mn);
-			if (fatal_signal_pending(current))
-				return -EINTR;
-			mutex_lock(&ue_reg_mutex);
-			mutex_unlock(&ue_reg_mutex);
-			cond_resched();
-			continue;
-		}
-		um->preparing = 1;
-		hash_add_rcu(ue_mms, &um->node, (unsigned long)current->mm);
-		ue_nr_mms++;
-		mutex_unlock(ue_ksym_event_mutex);
-		return 0;
-	}
+	um = ue_mm_of_current();
+	if (um)
+		return um;
+	um = kzalloc(sizeof(*um), GFP_KERNEL_ACCOUNT);
+	if (!um)
+		return ERR_PTR(-ENOMEM);
+	mmgrab(current->mm);
+	um->mm = current->mm;
+	INIT_LIST_HEAD(&um->enablers);
+	INIT_LIST_HEAD(&um->faults);
+	INIT_WORK(&um->fault_work, ue_mm_fault_work);
+	INIT_WORK(&um->put_work, ue_mm_put_work);
+	kref_init(&um->ref);
+	atomic_inc(&ue_nr_mm_structs);
+	mutex_lock(ue_ksym_event_mutex);
+	hash_add_rcu(ue_mms, &um->node, (unsigned long)um->mm);
+	ue_nr_mms++;
+	mutex_unlock(ue_ksym_event_mutex);
+	return um;
 }
 
 /*
- * The ue_mm of current's address space, which ue_enabler_prepare() made; if
- * a failed registration of another thread forgot it meanwhile, -EAGAIN, for
- * the caller to prepare again with ue_reg_mutex dropped.
+ * A registration (or a fork attachment) that failed leaves nothing behind:
+ * @um goes again if it has no enabler. Kept, it would stay until the
+ * address space dies, against "a failed registration leaves nothing"
+ * (issue 12, item 11). ue_reg_mutex, held by the caller, keeps every other
+ * registration off it.
  */
-static struct ue_mm *ue_mm_current(void)
+static void ue_mm_forget_unused(struct ue_mm *um)
 {
-	struct ue_mm *um = ue_mm_of_current();
+	LIST_HEAD(free);
+	bool forget;
 
-	return um ? um : ERR_PTR(-EAGAIN);
+	lockdep_assert_held(&ue_reg_mutex);
+	/* Only ue_reg_mutex holders take a live address space's enablers. */
+	if (!list_empty(&um->enablers))
+		return;
+	mutex_lock(ue_ksym_event_mutex);
+	forget = list_empty(&um->enablers) && hash_hashed(&um->node);
+	if (forget)
+		ue_mm_unhash(um, &free);
+	mutex_unlock(ue_ksym_event_mutex);
+	if (forget)
+		ue_mm_unref(um);
 }
 
 /* --- registration ------------------------------------------------------- */
@@ -680,6 +767,25 @@ bool ue_enabler_exists(u64 addr, u8 bit)
 }
 
 /*
+ * Whether current's word already holds @set at the bit, read without
+ * faulting. A forked child's copy of its parent's word is right unless the
+ * event's state changed since the fork copied the memory; writing it anyway
+ * pins its page, which cost as much as the rest of the fork's work for the
+ * enabler (make bench's fork rows).
+ */
+static bool ue_word_is(u64 addr, u8 bit, bool word32, bool set)
+{
+	unsigned long waddr, val;
+	int wbit;
+
+	ue_word(addr, bit, word32, &waddr, &wbit);
+	if (copy_from_user_nofault(&val, (const void __user *)waddr,
+				   sizeof(val)))
+		return false;
+	return !!(val & BIT(wbit)) == set;
+}
+
+/*
  * Add an enabler holding a reference on @ev (consumed either way): write the
  * event's current state into the word and list the enabler, under one hold
  * of event_mutex; never faults, never waits for the mmap lock. Where the
@@ -695,6 +801,7 @@ static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 {
 	struct ue_enabler *en;
 	int ret = -ENOMEM;
+	bool set;
 
 	en = kzalloc(sizeof(*en), GFP_KERNEL_ACCOUNT);
 	if (!en)
@@ -706,11 +813,16 @@ static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 	en->word32 = word32;
 
 	mutex_lock(ue_ksym_event_mutex);
-	ret = ue_bit_write(um, addr, bit, word32, READ_ONCE(ev->status));
+	set = READ_ONCE(ev->status);
+	if (later && ue_word_is(addr, bit, word32, set))
+		ret = 0;
+	else
+		ret = ue_bit_write(um, addr, bit, word32, set);
 	if (!ret || ((ret == -EFAULT || ret == -EBUSY) && later)) {
 		/* Oldest first: unregistering in that order stops early. */
 		list_add_tail_rcu(&en->link, &um->enablers);
 		list_add(&en->ev_link, &ev->enablers);
+		ue_fork_snap_need(++um->nr_enablers);
 		if (ret)
 			ue_enabler_fault_later(en, ret == -EBUSY);
 		ret = 0;
@@ -726,37 +838,17 @@ put:
 
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg)
 {
-	struct ue_mm *um = ue_mm_current();
+	struct ue_mm *um = ue_mm_of_current_make();
+	int ret;
 
 	if (IS_ERR(um))
 		return PTR_ERR(um);
-	return ue_enabler_add(um, ue_event_get(ev), reg->enable_addr,
-			      reg->enable_bit, reg->enable_size == 4, false);
-}
-
-/*
- * A registration (or a fork attachment) that failed leaves nothing behind:
- * current's ue_mm goes again, with its notifier, if it has no enabler and
- * no other registration of it is under way. Kept, it would stay until the
- * address space dies, against "a failed registration leaves nothing"
- * (issue 12, item 11). ue_reg_mutex, held by the caller, keeps every other
- * registration off it.
- */
-void ue_enabler_prepare_end(bool failed)
-{
-	struct ue_mm *um = ue_mm_of_current();
-
-	if (!um)
-		return;
-	mutex_lock(ue_ksym_event_mutex);
-	if (um->preparing)
-		um->preparing--;
-	if (!failed || !list_empty(&um->enablers) || um->preparing ||
-	    test_and_set_bit(UE_MM_DETACHED, &um->flags)) {
-		mutex_unlock(ue_ksym_event_mutex);
-		return;
-	}
-	ue_mm_detach_unlock(um);
+	ret = ue_enabler_add(um, ue_event_get(ev), reg->enable_addr,
+			     reg->enable_bit, reg->enable_size == 4, false);
+	/* Whatever failed, the tracking made for it goes (item 11). */
+	if (ret)
+		ue_mm_forget_unused(um);
+	return ret;
 }
 
 /* ue_fault_pin() in current's address space, for the ioctls. */
@@ -853,7 +945,7 @@ struct ue_fork_snap *ue_fork_snapshot(struct mm_struct *parent)
 		n++;
 	if (!n)
 		goto out;
-	snap = kmalloc(struct_size(snap, e, n), GFP_NOWAIT | __GFP_NOWARN);
+	snap = ue_fork_snap_get(n);
 	if (!snap)
 		goto out;
 	snap->nr = 0;
@@ -892,7 +984,7 @@ void ue_fork_drop(struct ue_fork_snap *snap, bool atomic)
 	}
 	for (i = 0; i < snap->nr; i++)
 		ue_event_put(snap->e[i].ev, false);
-	kfree(snap);
+	ue_fork_snap_free(snap);
 }
 
 /*
@@ -901,85 +993,66 @@ void ue_fork_drop(struct ue_fork_snap *snap, bool atomic)
  */
 void ue_fork_attach(struct ue_fork_snap *snap)
 {
-	struct ue_mm *um;
-	int ret = -ESRCH;
+	struct ue_mm *um = ERR_PTR(-ESRCH);
+	bool fail;
 	u32 i;
 
 	/* Test builds may fail it here (race.h); the shipped module never. */
-	if (ue_race_window(UE_RACE_FORK_ATTACH, false))
-		ret = -ENOMEM;
+	fail = ue_race_window(UE_RACE_FORK_ATTACH, false);
+	mutex_lock(&ue_reg_mutex);
+	if (fail)
+		um = ERR_PTR(-ENOMEM);
 	/* The child is not yet running user code: none of its threads races. */
 	else if (!(current->flags & PF_EXITING) && current->mm)
-		ret = ue_enabler_prepare();
-	mutex_lock(&ue_reg_mutex);
-	um = ret ? ERR_PTR(ret) : ue_mm_current();
+		um = ue_mm_of_current_make();
 	for (i = 0; i < snap->nr; i++) {
 		if (IS_ERR(um) || ue_enabler_exists(snap->e[i].addr,
 						    snap->e[i].bit)) {
 			ue_event_put(snap->e[i].ev, false);
 			continue;
 		}
-		/* Only a gone address space or no memory leaves it out. */
+		/* Only a dead address space or no memory leaves it out. */
 		ue_enabler_add(um, snap->e[i].ev, snap->e[i].addr,
 			       snap->e[i].bit, snap->e[i].word32, true);
 	}
 	/* Nothing was added: the child is not tracked. */
-	if (!ret)
-		ue_enabler_prepare_end(true);
+	if (!IS_ERR(um))
+		ue_mm_forget_unused(um);
 	mutex_unlock(&ue_reg_mutex);
-	kfree(snap);
+	ue_fork_snap_free(snap);
 	ue_race_window(UE_RACE_FORK_ATTACH, false);
 }
 
+int ue_enablers_init(void)
+{
+	return ue_gup_init();
+}
+
 /*
- * At unload no event exists, so no enabler does; what is left are address
- * spaces still registered with our notifier.
+ * At unload no event exists, so no enabler does, and no work item of an
+ * address space is queued (each holds a module reference); the kernel's
+ * reports of dead address spaces have stopped (ue_mm_gone_exit()). What is
+ * left are address spaces in the table, and the sweep's work.
  */
 void ue_enablers_exit(void)
 {
-	unsigned long deadline;
 	struct hlist_node *tmp;
 	struct ue_mm *um;
+	LIST_HEAD(free);
 	int bkt;
 
 	flush_workqueue(ue_wq);
+	ue_mms_sweep();
 	mutex_lock(ue_ksym_event_mutex);
 	ue_race_window(UE_RACE_UNLOAD, false);
 	hash_for_each_safe(ue_mms, bkt, tmp, um, node) {
-		if (test_and_set_bit(UE_MM_DETACHED, &um->flags))
-			continue;
-		hash_del_rcu(&um->node);
-		ue_nr_mms--;
-		mmu_notifier_put(&um->mn);
+		ue_mm_unhash(um, &free);
+		kref_put(&um->ref, ue_mm_release);
 	}
 	mutex_unlock(ue_ksym_event_mutex);
-	/*
-	 * A .release that set UE_MM_DETACHED before the loop detaches its
-	 * ue_mm itself, at once or from a work item it queues: wait for the
-	 * callbacks in flight (they run inside the SRCU read section that
-	 * this waits for), then for the work they queued, which puts their
-	 * notifiers, and only then for the frees of every put notifier.
-	 * Waiting for the frees before that work ran left a free_notifier
-	 * callback to run after unload (issue 12, item 6a). The frees are
-	 * SRCU callbacks, which a grace period need not have run yet on
-	 * another CPU (its callbacks run from a work item there, which
-	 * synchronize_srcu() does not wait for): wait until they have all
-	 * been called, sleeping between grace periods so that such work can
-	 * run, for up to 10 s. (A bound of 100 grace periods was not one of
-	 * time: with expedited grace periods, rcupdate.rcu_expedited=1, the
-	 * 100 passed before the frees of 28 notifiers had run, on 5.10.)
-	 * What is left of one after its count is its return; SRCU calls it
-	 * with bottom halves disabled, which the unload's synchronize_rcu()
-	 * waits for.
-	 */
-	mmu_notifier_synchronize();
-	flush_workqueue(ue_wq);
-	deadline = jiffies + 10 * HZ;
-	while (atomic_read(&ue_nr_notifiers) && time_before(jiffies, deadline)) {
-		mmu_notifier_synchronize();
-		if (atomic_read(&ue_nr_notifiers))
-			usleep_range(1000, 2000);
-	}
-	WARN_ONCE(atomic_read(&ue_nr_notifiers), "%d notifiers not freed at unload\n",
-		  atomic_read(&ue_nr_notifiers));
+	WARN_ONCE(!list_empty(&free), "enablers left at unload\n");
+	WARN_ONCE(atomic_read(&ue_nr_mm_structs),
+		  "%d address spaces not released at unload\n",
+		  atomic_read(&ue_nr_mm_structs));
+	ue_gup_exit();
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Enable bits in user memory (spec 1.9, 2.6) and the processes that own
- * them. See enabler.c for how processes are tracked without kernel hooks.
+ * them. See enabler.c for how address spaces are followed without kernel
+ * hooks.
  */
 #ifndef UE_ENABLER_H
 #define UE_ENABLER_H
@@ -29,26 +30,13 @@ bool ue_enabler_exists(u64 addr, u8 bit);
  */
 
 /*
- * Track current's address space, without ue_reg_mutex: registering its
- * notifier may wait on the process's own mmap lock. 0 or a negative errno.
- * On 0 the tracking stays until ue_enabler_prepare_end().
- */
-int ue_enabler_prepare(void);
-/*
  * DIAG_IOCSREG rows 20-21: an enabler of @ev for current, its bit written
  * with the event's state before this returns; 0 or a negative errno,
  * -EFAULT if the word is not present and writable, -EBUSY if current's
- * mmap lock is taken (ue_enabler_wait_mm(), unlocked), -EAGAIN if current's
- * address space is not tracked (ue_enabler_prepare() again, unlocked).
+ * mmap lock is taken (ue_enabler_wait_mm(), unlocked). ue_reg_mutex held;
+ * on failure, nothing of it is left.
  */
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg);
-/*
- * The registration a successful ue_enabler_prepare() was for is over,
- * ue_reg_mutex held; if it @failed, current is tracked no more unless it
- * has a bit or another registration of it is under way.
- */
-void ue_enabler_prepare_end(bool failed);
-
 /* DIAG_IOCSUNREG (spec 1.7): 0 or -ENOENT; the bit is left as it is. */
 int ue_enabler_unregister(u64 addr, u8 bit, bool *word32);
 /*
@@ -79,6 +67,7 @@ void ue_enablers_update(struct ue_event *ev);
 struct ue_fork_snap {
 	struct callback_head	twork;		/* runs ue_fork_attach() */
 	struct work_struct	put_work;
+	u32			cap;		/* entries allocated */
 	u32			nr;
 	struct {
 		struct ue_event	*ev;
@@ -89,12 +78,42 @@ struct ue_fork_snap {
 };
 
 struct ue_fork_snap *ue_fork_snapshot(struct mm_struct *parent);
+/*
+ * fork_snap.c: memory for snapshots. In the probe: one for @n enablers, or
+ * NULL (counted in ue_forks_untraced); one that turned out unused, given
+ * back (false: no room for it, ue_fork_drop() it). In process context:
+ * one done with.
+ */
+struct ue_fork_snap *ue_fork_snap_get(u32 n);
+bool ue_fork_snap_unused(struct ue_fork_snap *snap);
+void ue_fork_snap_free(struct ue_fork_snap *snap);
+/* An address space has @n enablers now; event_mutex held. */
+void ue_fork_snap_need(u32 n);
+int ue_fork_snap_init(void);
+void ue_fork_snap_exit(void);
+/* Forks whose child got none of its parent's enablers, for want of memory. */
+extern atomic_t ue_forks_untraced;
 void ue_fork_attach(struct ue_fork_snap *snap);
 void ue_fork_drop(struct ue_fork_snap *snap, bool atomic);
 
 /* Address spaces tracked now (debugfs). */
 unsigned int ue_mms_count(void);
 
+/*
+ * Dead address spaces (compat/mm_gone.h): the kernel reports @mm dead, from
+ * any context; or says that some may have died. The sweep, in process
+ * context with no lock held, retires their enablers: ue_events_settle()
+ * runs it, and our worker.
+ */
+void ue_mm_gone(struct mm_struct *mm);
+void ue_mms_maybe_gone(void);
+void ue_mms_sweep(void);
+
+/* mm_gone.c: the probes that report dead address spaces. */
+int ue_mm_gone_init(void);
+void ue_mm_gone_exit(void);
+
+int ue_enablers_init(void);
 /* At unload, after the last event: let go of every address space. */
 void ue_enablers_exit(void);
 

@@ -29,6 +29,7 @@
 #include "compat/tp_funcs.h"
 #include "compat/ksyms.h"
 #include "compat/workqueue.h"
+#include "enabler.h"
 #include "event.h"
 #include "race.h"
 #include "ue.h"
@@ -483,19 +484,21 @@ void ue_events_settle(void)
 	int round;
 
 	/*
-	 * A flush waits only for the work queued before it, and work queues
-	 * work: an address space's detach (release_work, queued by its
-	 * release or by a write that dropped its last user) may put an
-	 * event, whose removal is another item. Each round finishes one link
-	 * of every chain that was under way; none is longer than two. No
-	 * item waits on user space: the teardown of an address space whose
-	 * last user a write dropped, which waits for the process's AIO in
-	 * flight, is not on ue_wq (enabler.c ue_mm_put(); issue 30, item 4). A
-	 * bounded number of rounds, so that others queueing all the time
-	 * cannot keep a caller here (race_test exit-wait saw a child's exit
-	 * not in effect after one flush: issue 12, item 12). An idle queue
-	 * needs no flush (about 200 instructions, measured).
+	 * Dead address spaces first, here: their enablers' puts may queue
+	 * event removals. A flush waits only for the work queued before it,
+	 * and work queues work: the sweep's own item (queued when the kernel
+	 * reports a death) may put an event, whose removal is another item.
+	 * Each round finishes one link of every chain that was under way;
+	 * none is longer than two. No item waits on user space: the teardown
+	 * of an address space whose last user a write dropped, which waits
+	 * for the process's AIO in flight, is not on ue_wq (enabler.c
+	 * ue_mm_put(); issue 30, item 4). A bounded number of rounds, so that
+	 * others queueing all the time cannot keep a caller here (race_test
+	 * exit-wait saw a child's exit not in effect after one flush: issue
+	 * 12, item 12). An idle queue needs no flush (about 200 instructions,
+	 * measured).
 	 */
+	ue_mms_sweep();
 	for (round = 0; round < 4; round++) {
 		if (!atomic_read_acquire(&ue_queued))
 			return;
@@ -507,10 +510,10 @@ void ue_events_settle(void)
  * event_mutex, taken once what finished before the call is in effect.
  * Settling before taking the lock is not enough: whoever holds the lock
  * meanwhile may drop the last user of an address space whose process has
- * exited (a bit write, ue_mm_put()), which queues its release; one more
- * settle without the lock finishes that. Such a holder took its user
- * before the exit, and holders are serialised by the lock, so one is
- * enough (race_test exit-wait; issue 12, item 12).
+ * exited (a bit write, ue_mm_put()), which flags it dead and queues the
+ * sweep; one more settle without the lock finishes that. Such a holder
+ * took its user before the exit, and holders are serialised by the lock,
+ * so one is enough (race_test exit-wait; issue 12, item 12).
  */
 void ue_event_mutex_lock_settled(void)
 {
@@ -869,15 +872,18 @@ int ue_events_init(const struct ue_event_hooks *hooks)
 	if (!ue_wq)
 		return -ENOMEM;
 	/*
-	 * Per-CPU, as upstream's system_wq: the fault-in then runs on the CPU
-	 * of the state change, so a task that turned an event off and returns
-	 * to user space is preempted by it there and sees its own bit already
-	 * cleared (the upstream selftest abi_test user.forks reads it at once;
-	 * with an unbound queue the worker ran on the other CPU and the test
-	 * sometimes read the old bit). A fault stuck on user space only puts
-	 * its worker to sleep: the pool starts another for the next item.
+	 * The address spaces' own work items (enabler.c: fault-ins, a bit
+	 * write's last mmput()), which may wait on user space for ever. One
+	 * per address space at most is running, so one that waits holds one
+	 * worker and delays only its own bits; as many may run as the
+	 * workqueue allows, so that a user needs that many processes, each
+	 * stuck, to delay another's fault-ins. Unbound: it does not matter
+	 * where they run. A task that turns an event off and reads its own
+	 * bit at once still sees it cleared: a word on a copy-on-write page
+	 * is faulted in by the state change itself (ue_fault_in_anon()).
 	 */
-	ue_fault_wq = alloc_workqueue("user_events_fault", UE_WQ_PERCPU, 0);
+	ue_fault_wq = alloc_workqueue("user_events_mm", WQ_UNBOUND,
+				      WQ_MAX_ACTIVE);
 	if (!ue_fault_wq) {
 		destroy_workqueue(ue_wq);
 		return -ENOMEM;

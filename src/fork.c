@@ -3,9 +3,9 @@
  * fork without CLONE_VM gives the child its own copy of the parent's
  * enablers (spec 1.9). Upstream is called from copy_process(); we attach to
  * the task_newtask tracepoint, which fires at the same place and carries the
- * clone flags. Its probes run with preemption disabled, so the probe only
- * snapshots the parent's enablers (GFP_NOWAIT) and hands them to the child
- * as task work, which runs in the child, able to sleep, before it first
+ * clone flags. Its probes may run with preemption disabled, so the probe
+ * only snapshots the parent's enablers (fork_snap.c) and hands them to the
+ * child as task work, which runs in the child, able to sleep, before it first
  * returns to user space; the child's words are written with the current
  * state then, closing the window between the copy of memory and the copy
  * of the enablers.
@@ -13,20 +13,15 @@
  * The probe stays registered while the module is loaded; it returns at once
  * for a parent with no enablers.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/string.h>
 #include <linux/task_work.h>
-#include <linux/tracepoint.h>
 
 #include "compat/newtask.h"
 #include "enabler.h"
-
-static struct tracepoint *ue_tp_newtask;
+#include "kernel_tp.h"
 
 /*
  * The task work holds a reference on the module, which it drops last:
@@ -55,7 +50,8 @@ static void ue_newtask_probe(void *data, struct task_struct *child,
 	if (!snap)
 		return;
 	if (!snap->nr) {
-		kfree(snap);
+		if (!ue_fork_snap_unused(snap))
+			ue_fork_drop(snap, true);
 		return;
 	}
 	/* Fails only once unload has begun, when no enabler is left. */
@@ -71,39 +67,37 @@ static void ue_newtask_probe(void *data, struct task_struct *child,
 	}
 }
 
-static void ue_find_newtask(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "task_newtask"))
-		ue_tp_newtask = tp;
-}
+static struct ue_kernel_probe ue_fork_probes[] = {
+	{ .name = "task_newtask", .probe = ue_newtask_probe },
+};
 
 int ue_fork_init(void)
 {
 	int ret;
 
-	UE_NEWTASK_PROBE_CHECK(ue_newtask_probe);
-	for_each_kernel_tracepoint(ue_find_newtask, NULL);
-	if (!ue_tp_newtask) {
-		pr_err("cannot load: tracepoint task_newtask not found\n");
-		return -ENOENT;
-	}
-	ret = tracepoint_probe_register(ue_tp_newtask, ue_newtask_probe, NULL);
+	UE_TP_PROBE_CHECK(task_newtask, ue_newtask_probe);
+	ret = ue_fork_snap_init();
 	if (ret)
-		pr_err("cannot load: task_newtask probe: %d\n", ret);
+		return ret;
+	ret = ue_kernel_probes_register(ue_fork_probes,
+					ARRAY_SIZE(ue_fork_probes));
+	if (ret)
+		ue_fork_snap_exit();
 	return ret;
 }
 
 void ue_fork_exit(void)
 {
-	tracepoint_probe_unregister(ue_tp_newtask, ue_newtask_probe, NULL);
-	tracepoint_synchronize_unregister();
+	ue_kernel_probes_unregister(ue_fork_probes, ARRAY_SIZE(ue_fork_probes));
 	/*
-	 * A task work that dropped its module reference may not have
-	 * returned yet. It runs just before its task returns to user space
-	 * and sleeps no more after the put, so once every task has been
-	 * through a voluntary switch or user space, none is in our code.
+	 * A task work (this file's, or enabler.c's sweep) that dropped its
+	 * module reference may not have returned yet. It runs just before
+	 * its task returns to user space (or in its exit) and sleeps no more
+	 * after the put, so once every task has been through a voluntary
+	 * switch or user space, none is in our code.
 	 * Without CONFIG_TASKS_RCU (no preemption) this is synchronize_rcu(),
 	 * which then suffices.
 	 */
 	synchronize_rcu_tasks();
+	ue_fork_snap_exit();
 }

@@ -46,6 +46,12 @@ static int __init ue_module_init(void)
 	ret = ue_events_init(&ue_event_hooks);
 	if (ret)
 		goto fail_events;
+	ret = ue_enablers_init();
+	if (ret)
+		goto fail_enablers;
+	ret = ue_mm_gone_init();
+	if (ret)
+		goto fail_mm_gone;
 	ret = ue_fork_init();
 	if (ret)
 		goto fail_fork;
@@ -76,6 +82,10 @@ static int __init ue_module_init(void)
 fail_files:
 	ue_fork_exit();
 fail_fork:
+	ue_mm_gone_exit();
+fail_mm_gone:
+	ue_enablers_exit();
+fail_enablers:
 	ue_events_exit();
 fail_events:
 	ue_write_exit();
@@ -99,6 +109,8 @@ static void __exit ue_module_exit(void)
 	ue_dyn_exit();
 	ue_debugfs_exit();
 	ue_sysctl_unregister();
+	/* Its task works, like the fork's, are waited for by ue_fork_exit(). */
+	ue_mm_gone_exit();
 	ue_fork_exit();
 	ue_enablers_exit();
 	ue_events_exit();

@@ -20,7 +20,7 @@ enum ue_race_site {
 	UE_RACE_BIT_WRITE,		/* item 12; event_mutex held */
 	/* Attaching ftrace: bits flipped, the file not yet marked enabled. */
 	UE_RACE_FTRACE_ENABLE,		/* event_mutex held */
-	/* Unloading, event_mutex held before the notifiers are put. */
+	/* Unloading, event_mutex held before the address spaces go. */
 	UE_RACE_UNLOAD,			/* item 6a */
 	/*
 	 * A fork's attachment, which fails here as if out of memory: before
@@ -52,7 +52,7 @@ static inline bool ue_race_window(enum ue_race_site site, bool atomic)
 /*
  * @call's (DIAG_IOCSREG's, DIAG_IOCSUNREG's or the fault work's) write of
  * the bit failed with @err after @rounds rounds of fixing what stopped it
- * (a fault-in, or tracking the address space; UE_FAULT_ATTEMPTS at most).
+ * (fault-ins; UE_FAULT_ATTEMPTS at most).
  * The test builds say so in the log, so that a race test that meets the
  * error tells which bound it met; the shipped module says nothing (spec
  * 1.3, 1.7: the error is the caller's answer; 2.6: the fault work gives

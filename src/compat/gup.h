@@ -13,7 +13,10 @@
  *   fast-only walk, which never faults (5.9+): the caller then faults the
  *   word in outside every lock, as on 5.16+. The walk reads current's page
  *   tables, so for another process's address space a worker adopts it for
- *   the walk (kthread_use_mm(), 5.8+; workqueue workers are kthreads).
+ *   the walk (kthread_use_mm(), 5.8+; workqueue workers are kthreads), on a
+ *   queue of the module's own whose items never wait on user space: the
+ *   caller waits for it under event_mutex, which it could not do behind
+ *   whatever else fills a shared kernel queue (ue_gup_init()).
  * kmap_local_page(): 5.11+. 5.10 (amd64 here) has no highmem, so the page's
  *   address is its mapping; a 5.10 highmem build is refused.
  */
@@ -43,7 +46,30 @@ static inline long ue_pin_page(struct mm_struct *mm, unsigned long addr,
 				     page, NULL, NULL);
 #endif
 }
+
+static inline int ue_gup_init(void)
+{
+	return 0;
+}
+
+static inline void ue_gup_exit(void)
+{
+}
 #else
+/* Only enabler.c includes this header. */
+static struct workqueue_struct *ue_walk_wq;
+
+static inline int ue_gup_init(void)
+{
+	ue_walk_wq = alloc_workqueue("user_events_walk", WQ_UNBOUND, 0);
+	return ue_walk_wq ? 0 : -ENOMEM;
+}
+
+static inline void ue_gup_exit(void)
+{
+	destroy_workqueue(ue_walk_wq);
+}
+
 struct ue_pin_walk {
 	struct work_struct	work;
 	struct mm_struct	*mm;
@@ -70,7 +96,7 @@ static inline long ue_pin_page(struct mm_struct *mm, unsigned long addr,
 		return pin_user_pages_fast_only(addr, 1, FOLL_WRITE, page);
 	/* The worker never waits on anything but memory: flushing is safe. */
 	INIT_WORK_ONSTACK(&w.work, ue_pin_walk_fn);
-	queue_work(system_unbound_wq, &w.work);
+	queue_work(ue_walk_wq, &w.work);
 	flush_work(&w.work);
 	destroy_work_on_stack(&w.work);
 	return w.ret;

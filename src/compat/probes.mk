@@ -16,5 +16,8 @@ ccflags-y += $(call ue_probe,linux/workqueue.h,\*system_dfl_wq;,UE_HAVE_SYSTEM_D
 ccflags-y += $(call ue_probe,linux/trace_events.h,^[[:space:]]*struct dentry[[:space:]]+\*dir;,UE_HAVE_EVENT_FILE_DENTRY)
 ccflags-y += $(call ue_probe,linux/trace_events.h,^[[:space:]]*atomic_t[[:space:]]+ref;[[:space:]]*/\* ref count for opened files,UE_HAVE_EVENT_FILE_REF)
 
+# compat/mm_gone.h: the exit_mmap tracepoint (6.1, with the maple tree).
+ccflags-y += $(call ue_probe,trace/events/mmap.h,^TRACE_EVENT.exit_mmap[^a-z_],UE_HAVE_EXIT_MMAP_TP)
+
 # compat/tp_funcs.h: tracepoints call their probes under SRCU-fast (7.x).
 ccflags-y += $(call ue_probe,linux/tracepoint.h,guard.srcu_fast_notrace..&tracepoint_srcu,UE_HAVE_TP_SRCU_FAST)

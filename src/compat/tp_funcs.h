@@ -46,6 +46,9 @@ static __always_inline void ue_tp_read_unlock(struct ue_tp_reader *r)
 /* As __DO_TRACE_CALL() loads it. */
 #define ue_tp_funcs(tp)		rcu_dereference_raw((tp)->funcs)
 
+/* Whether the kernel calls a tracepoint's probes with preemption disabled. */
+#define UE_TP_PROBES_ATOMIC	0
+
 #else
 
 struct ue_tp_reader {
@@ -62,6 +65,8 @@ static __always_inline void ue_tp_read_unlock(struct ue_tp_reader *r)
 }
 
 #define ue_tp_funcs(tp)		rcu_dereference_sched((tp)->funcs)
+
+#define UE_TP_PROBES_ATOMIC	1
 
 #endif
 

@@ -10,7 +10,7 @@ SUITE=abi
 . /tests/lib.sh
 ue_ok insmod insmod /modules/user_events.ko
 for t in reg_test fmt_test write_test del_test enable_test fuse_test limits_test dynev_test memcg_test \
-	 fdpass_test; do
+	 fdpass_test ustack_test; do
 	/tests/bin/$t
 	ue_eq "$t.exit_status" $? 0
 done

@@ -87,13 +87,13 @@ ue_eq other.state_empty "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 
 # Unloading while module code still runs: each test unloads the module
 # itself, as soon as nothing holds it.
 # Site 4 (item 6a): unload holds event_mutex a second while tracked address
-# spaces die; their notifiers must all be freed before it returns.
+# spaces die; every one must be let go of before it returns.
 echo 1000000 >$P/race_us
 echo 4 >$P/race_site
 /tests/bin/race_test exit-rmmod user_events_race
 ue_eq exit_rmmod.exit_status $? 0
 ue_nok exit_rmmod.gone test -e /sys/module/user_events_race
-ue_eq exit_rmmod.notifiers_freed "$(dmesg | grep -c 'notifiers not freed at unload')" 0
+ue_eq exit_rmmod.address_spaces_released "$(dmesg | grep -c 'address spaces not released at unload')" 0
 # Site 5 (item 6b): a fork's attachment fails and drops the last event,
 # then stays in the module for half a second.
 ue_ok attach.insmod insmod /modules/user_events_race.ko race_site=5 race_us=500000

@@ -21,10 +21,34 @@ ue_ok insmod insmod /modules/user_events.ko
 # probe, where QEMU's multi-threaded TCG can run a stale int3 (35-race.sh,
 # docs/testing.md, Two CPUs). The instances inherit it.
 echo 0 >/sys/kernel/tracing/options/record-cmd
+# On PREEMPT_RT kernels whose tracepoints call their probes with preemption
+# disabled (up to 6.x), the fork probe may not allocate (issue 42, item 3):
+# SLUB's lock sleeps there, and the stress run's forks beside its slab churn
+# would meet it contended. A kprobe on the allocator, in an instance of its
+# own, records the callers of the stress workers' allocations.
+T=/sys/kernel/tracing
+rt_probe=
+if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]; then
+	case $(uname -r) in [1-6].*) rt_probe=$T/instances/ue_rt ;; esac
+fi
+if [ -n "$rt_probe" ]; then
+	fn=$(grep -m1 -xE '__kmalloc_noprof|__kmalloc' $T/available_filter_functions)
+	ue_ok rt.kprobe sh -c "echo 'p:ue_rt_kmalloc $fn caller=\$stack0:symbol' >>$T/kprobe_events"
+	mkdir $rt_probe
+	echo 'comm == "stress_test"' >$rt_probe/events/kprobes/ue_rt_kmalloc/filter
+	echo 1 >$rt_probe/events/kprobes/ue_rt_kmalloc/enable
+fi
 seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 t0=$(date +%s)
 /tests/bin/stress_test "$seed" "$secs" user_events
 ue_eq exit_status $? 0
+if [ -n "$rt_probe" ]; then
+	echo 0 >$rt_probe/events/kprobes/ue_rt_kmalloc/enable
+	ue_ok rt.kprobe_recorded grep -q 'caller=' $rt_probe/trace
+	ue_eq rt.fork_probe_allocs "$(grep -c 'caller=ue_fork_snapshot' $rt_probe/trace)" 0
+	rmdir $rt_probe
+	echo '-:ue_rt_kmalloc' >>$T/kprobe_events
+fi
 echo "UE-INFO stress took $(( $(date +%s) - t0 )) s; the module said \"Fault for mm\" $(ue_count_dmesg_text 'Fault for mm') times"
 # A run of no time at all: it goes on, up to its grace, until every kind of
 # call has run, and passes (without the grace it made no call of any kind).

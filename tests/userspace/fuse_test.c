@@ -10,11 +10,13 @@
  * The same daemon holds up a process's mmap lock (issue 30, item 2): a read
  * of /proc/PID/mem at the FUSE page holds it while it waits, and a writer
  * queued behind it makes every later reader wait; nothing global may wait
- * for it (lock_queued()). With "aio-exit PARAMS" (35-race.sh, against
- * user_events_race.ko, whose parameters are in PARAMS), an AIO read the
- * daemon holds keeps the teardown of an exited process's address space
- * waiting, and nothing else may wait for that (issue 30, item 4;
- * aio_exit()).
+ * for it (lock_queued()), not even when 600 threads of that process
+ * register at once (wedge()); and 300 words of one process stuck on the
+ * daemon delay no other process's bit (many_words()). With "aio-exit
+ * PARAMS" (35-race.sh, against user_events_race.ko, whose parameters are in
+ * PARAMS), an AIO read the daemon holds keeps the teardown of an exited
+ * process's address space waiting, and nothing else may wait for that
+ * (issue 30, item 4; aio_exit()).
  *
  * The daemon is a few lines over /dev/fuse (no libfuse: the test is static):
  * one directory with one 4 KiB file, "f". Reads are held until the test
@@ -25,6 +27,7 @@
 #include <linux/aio_abi.h>
 #include <linux/fuse.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -53,6 +56,8 @@ static int nr_held, reads_seen;
  * the daemon's hands just then: 7b91198's run met it twice, in aio_exit.
  */
 static atomic_int unmounting;
+/* Set while reads are to be answered at once (many_words()). */
+static atomic_int answer_at_once;
 
 static void fuse_reply(__u32 opcode, __u64 unique, int error,
 		       const void *data, size_t len)
@@ -132,6 +137,15 @@ static void fuse_handle(struct fuse_in_header *in, void *arg)
 		fuse_reply(in->opcode, in->unique, 0, &o.open, sizeof(o.open));
 		break;
 	case FUSE_READ:
+		if (atomic_load(&answer_at_once)) {
+			static const char zeros[FILE_SIZE];
+			__u32 size = read->offset < FILE_SIZE ?
+				     FILE_SIZE - read->offset : 0;
+
+			fuse_reply(in->opcode, in->unique, 0, zeros,
+				   size < read->size ? size : read->size);
+			break;
+		}
 		/* Held: the test answers it when it has seen who waits. */
 		pthread_mutex_lock(&held_lock);
 		reads_seen++;
@@ -270,8 +284,9 @@ static int enable_fuse_event(void)
  * In a child whose address space is not tracked yet: a thread reads the
  * FUSE page through /proc/self/mem, which faults it in with the child's
  * mmap lock held and waits on the daemon; then the child registers, which
- * must first register a notifier on its address space, which takes that
- * lock for writing. Only the child may wait for it.
+ * makes its address space tracked. No one else may wait for the child's
+ * lock (when tracking registered an MMU notifier, which takes the lock for
+ * writing, everyone's registrations did).
  */
 static int mem_file = -1, mem_go = -1;
 
@@ -331,7 +346,7 @@ static void mem_locked(void)
 	UE_EQ("fuse.mem_registering", read(go[0], &x, 1), 1);
 	close(go[0]);
 	usleep(300000);
-	UE_EQ("fuse.notifier_others_not_blocked", ue_child_run(&other, 5), 1);
+	UE_EQ("fuse.mem_others_not_blocked", ue_child_run(&other, 5), 1);
 	UE_EQ("fuse.mem_answered", fuse_answer_reads() >= 1, 1);
 	if (other.pid > 0)
 		waitpid(other.pid, NULL, 0);
@@ -472,6 +487,250 @@ static void lock_queued(void)
 	UE_EQ("fuse.lock_disable", ue_enable("en_fuse_lk", 0), 0);
 	close(go[1]);
 	close(ready[0]);
+}
+
+/*
+ * Issue 42, item 1: process W's mmap lock is held by a reader waiting on
+ * the daemon, and 600 of W's threads register at once (W's first
+ * registrations). Another process must still register, write, fork and be
+ * enabled for ftrace within 5 s. Before the fix each of W's threads queued
+ * a work item on the kernel's shared unbound queue that registered an MMU
+ * notifier, which waits for W's mmap lock for writing: 512 of them filled
+ * the queue, and the other process's first registration (and on 5.10 the
+ * ftrace enable) waited until the daemon answered. Now no registration
+ * takes an mmap lock for writing, and W's threads finish at once.
+ */
+#define WEDGE_THREADS	600
+
+static __u32 wedge_words[WEDGE_THREADS];
+static pthread_barrier_t wedge_start;
+static atomic_int wedge_failed;
+static int wedge_fd = -1, wedge_go = -1, wedge_ready = -1;
+
+static void *wedge_reg_fn(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	pthread_barrier_wait(&wedge_start);
+	if (ue_reg(wedge_fd, "en_wedge u32 a", &wedge_words[i], 0, 0, NULL))
+		atomic_fetch_add(&wedge_failed, 1);
+	return NULL;
+}
+
+/* W: exits 0 once every thread registered, else the step that failed. */
+static int wedge_child(void)
+{
+	static pthread_t t[WEDGE_THREADS];
+	pthread_t reader;
+	pthread_attr_t attr;
+	void *page;
+	char x;
+	int i;
+
+	wedge_fd = ue_open_data();
+	memset(wedge_words, 0, sizeof(wedge_words));
+	if (wedge_fd < 0 || pthread_attr_init(&attr) ||
+	    pthread_attr_setstacksize(&attr, 64 * 1024) ||
+	    pthread_barrier_init(&wedge_start, NULL, WEDGE_THREADS + 1))
+		return 2;
+	/* Threads first: a thread's stack is an mmap(), a writer. */
+	for (i = 0; i < WEDGE_THREADS; i++)
+		if (pthread_create(&t[i], &attr, wedge_reg_fn,
+				   (void *)(intptr_t)i))
+			return 3;
+	page = mmap(NULL, FILE_SIZE, PROT_READ, MAP_PRIVATE, mem_file, 0);
+	if (page == MAP_FAILED ||
+	    pthread_create(&reader, NULL, mem_read_fn, page) ||
+	    write(wedge_ready, "", 1) != 1)
+		return 4;
+	/* The test saw the reader's read held: all register now. */
+	if (read(wedge_go, &x, 1) != 1)
+		return 5;
+	pthread_barrier_wait(&wedge_start);
+	for (i = 0; i < WEDGE_THREADS; i++)
+		pthread_join(t[i], NULL);
+	pthread_join(reader, NULL);
+	if (atomic_load(&wedge_failed))
+		return 6;
+	for (i = 0; i < WEDGE_THREADS; i++)
+		if (ue_unreg(wedge_fd, &wedge_words[i], 0))
+			return 7;
+	return 0;
+}
+
+/* What the other process does meanwhile: every step within 5 s in all. */
+static int wedge_other(void)
+{
+	static __u32 word;
+	struct { __u32 index, a; } rec = { 0, 42 };
+	int fd = ue_open_data(), status;
+	pid_t pid;
+
+	if (fd < 0 || ue_reg(fd, "en_wedge_other u32 a", &word, 0, 0,
+			     &rec.index))
+		return 2;
+	if (ue_enable("en_wedge_other", 1) || !ue_wait_bits(&word, 1, 1))
+		return 3;
+	/* Enabled: the write is recorded, its byte count returned. */
+	if (write(fd, &rec, sizeof(rec)) != sizeof(rec))
+		return 4;
+	pid = fork();
+	if (!pid)
+		_exit(!(word & 1));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+		return 5;
+	if (ue_enable("en_wedge_other", 0) || ue_unreg(fd, &word, 0))
+		return 6;
+	return 0;
+}
+
+static void wedge(void)
+{
+	struct ue_child other, w;
+	int go[2], ready[2], seen, i, status = -1;
+	char x;
+
+	pthread_mutex_lock(&held_lock);
+	seen = reads_seen;
+	pthread_mutex_unlock(&held_lock);
+	UE_EQ("fuse.wedge_page_dropped", fuse_drop_page(mem_file), 1);
+	UE_EQ("fuse.wedge_pipes", pipe(go) || pipe(ready), 0);
+	wedge_go = go[0];
+	wedge_ready = ready[1];
+	UE_EQ("fuse.wedge_fork_other", ue_child_ready(&other, wedge_other), 0);
+	UE_EQ("fuse.wedge_fork", ue_child_ready(&w, wedge_child), 0);
+	close(go[0]);
+	close(ready[1]);
+	if (write(w.go, "", 1) != 1)
+		ue_failures++;
+	close(w.go);
+	/* W made its threads (slow on a debug kernel), then its reader. */
+	UE_EQ("fuse.wedge_threads", read(ready[0], &x, 1), 1);
+	UE_EQ("fuse.wedge_reads_page", fuse_wait_reads(seen + 1), 1);
+	if (write(go[1], "", 1) != 1)
+		ue_failures++;
+	close(go[1]);
+	close(ready[0]);
+	/* Long enough for 600 threads to have queued whatever they queue. */
+	sleep(1);
+	UE_EQ("fuse.wedge_others_not_blocked", ue_child_run(&other, 5), 1);
+	/* Answered (and whatever W reads after), W finishes. */
+	for (i = 0; i < 3000 && waitpid(w.pid, &status, WNOHANG) == 0; i++) {
+		fuse_answer_reads();
+		usleep(10000);
+	}
+	if (other.pid > 0)
+		waitpid(other.pid, NULL, 0);
+	UE_EQ("fuse.wedge_registered",
+	      WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+}
+
+/*
+ * Issue 42, item 4: 300 enable words of this process on the FUSE page,
+ * whose page the daemon holds, all to be faulted in by an ftrace enable
+ * made on one CPU; and process P's word of the same event, on a
+ * copy-on-write page of a file mapping (so that it is faulted in by a
+ * worker too), registered first, so that it is written last. P's bit must
+ * be set within 5 s. Before the fix every word had a work item of its own
+ * on a per-CPU queue of 256 active items: this process's 300 filled it,
+ * and P's waited until the daemon answered. Now each address space has
+ * one worker, and only this process's bits wait.
+ */
+#define MANY_WORDS	300
+
+static int many_go = -1, many_ready = -1;
+
+static int many_words_other(void)
+{
+	int fd = ue_open_data(), mem = memfd_create("ue_many", 0), p[2];
+	volatile __u32 *word;
+	pid_t pid;
+	char x;
+	int ok;
+
+	if (fd < 0 || mem < 0 || ftruncate(mem, 4096) || pipe(p))
+		return 2;
+	word = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, mem, 0);
+	if (word == MAP_FAILED ||
+	    ue_reg(fd, "en_many u32 a", (__u32 *)word, 0, 0, NULL))
+		return 3;
+	/* A child keeps the page copy-on-write. */
+	pid = fork();
+	if (!pid) {
+		close(p[1]);
+		_exit(read(p[0], &x, 1) < 0);
+	}
+	close(p[0]);
+	if (pid < 0 || write(many_ready, "", 1) != 1 ||
+	    read(many_go, &x, 1) != 1)
+		return 4;
+	ok = ue_wait_bits(word, 1, 1);
+	close(p[1]);
+	waitpid(pid, NULL, 0);
+	return ok ? 0 : 5;
+}
+
+static void many_words(int file, int fd)
+{
+	struct ue_child other;
+	int go[2], ready[2], i, n = 0, tries, status = -1;
+	volatile __u32 *w;
+	cpu_set_t one, all;
+	char x;
+
+	UE_EQ("fuse.many_pipes", pipe(go) || pipe(ready), 0);
+	many_go = go[0];
+	many_ready = ready[1];
+	UE_EQ("fuse.many_fork_other", ue_child_ready(&other, many_words_other), 0);
+	if (write(other.go, "", 1) != 1)
+		ue_failures++;
+	close(other.go);
+	UE_EQ("fuse.many_other_ready", read(ready[0], &x, 1), 1);
+	w = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, file, 0);
+	UE_EQ("fuse.many_mmap", w != MAP_FAILED, 1);
+	if (w == MAP_FAILED)
+		return;
+	atomic_store(&answer_at_once, 1);
+	for (i = 0; i < MANY_WORDS; i++)
+		n += !ue_reg(fd, "en_many u32 a", (__u32 *)&w[i], 0, 0, NULL);
+	atomic_store(&answer_at_once, 0);
+	UE_EQ("fuse.many_registered", n, MANY_WORDS);
+	madvise((void *)w, FILE_SIZE, MADV_DONTNEED);
+	UE_EQ("fuse.many_page_dropped", fuse_drop_page(file), 1);
+	/* One CPU: a per-CPU queue would take every fault-in there. */
+	sched_getaffinity(0, sizeof(all), &all);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	UE_EQ("fuse.many_one_cpu", sched_setaffinity(0, sizeof(one), &one), 0);
+	UE_EQ("fuse.many_enable", ue_enable("en_many", 1), 0);
+	sched_setaffinity(0, sizeof(all), &all);
+	if (write(go[1], "", 1) != 1)
+		ue_failures++;
+	for (i = 0; i < 800 && waitpid(other.pid, &status, WNOHANG) == 0; i++)
+		usleep(10000);
+	UE_EQ("fuse.many_other_bit_set",
+	      WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+	/* Answered, this process's words are all set within 5 s. */
+	for (tries = 0; tries < 500; tries++) {
+		fuse_answer_reads();
+		for (i = n = 0; i < MANY_WORDS; i++)
+			n += w[i] & 1;
+		if (n == MANY_WORDS)
+			break;
+		usleep(10000);
+	}
+	UE_EQ("fuse.many_bits_set", n, MANY_WORDS);
+	UE_EQ("fuse.many_disable", ue_enable("en_many", 0), 0);
+	for (i = n = 0; i < MANY_WORDS; i++)
+		n += !ue_unreg(fd, (__u32 *)&w[i], 0);
+	UE_EQ("fuse.many_unregistered", n, MANY_WORDS);
+	if (other.pid > 0 && !WIFEXITED(status))
+		waitpid(other.pid, NULL, 0);
+	munmap((void *)w, FILE_SIZE);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
 }
 
 /*
@@ -723,6 +982,10 @@ int main(int argc, char **argv)
 	mem_locked();
 	/* A process's mmap lock with a writer queued behind a stuck reader. */
 	lock_queued();
+	/* The same held by a reader, and 600 threads registering. */
+	wedge();
+	/* Many words stuck on one page, and another process's word. */
+	many_words(file, c.fd);
 out:
 	close(file);
 	close(c.fd);

@@ -874,10 +874,10 @@ static int reg_closed(const char *cmd, int unreg)
  * Item 6a: address spaces that are tracked (they registered and
  * unregistered: no event, nothing holds the module) die while the module
  * is unloaded. Unload waits a second holding event_mutex (race_site 4), so
- * the exits that fall in that second leave their ue_mm to a work item that
- * unload's last flush runs, which puts the notifier: unload must then wait
- * for the notifier's free, a callback into the module. One child exits
- * every 10 ms for 2 s, so some fall inside the window.
+ * the exits that fall in that second are reported while unload holds the
+ * table: every address space must still be let go of, none twice, and no
+ * work item may run after unload. One child exits every 10 ms for 2 s, so
+ * some fall inside the window.
  */
 #define RM_CHILDREN	200
 
