@@ -22,10 +22,10 @@ ue_ok insmod insmod /modules/user_events.ko
 # docs/testing.md, Two CPUs). The instances inherit it.
 echo 0 >/sys/kernel/tracing/options/record-cmd
 # On PREEMPT_RT kernels whose tracepoints call their probes with preemption
-# disabled (up to 6.x), the fork probe may not allocate (issue 42, item 3):
-# SLUB's lock sleeps there, and the stress run's forks beside its slab churn
-# would meet it contended. A kprobe on the allocator, in an instance of its
-# own, records the callers of the stress workers' allocations.
+# disabled (up to 6.x), the fork probe may not allocate: SLUB's lock sleeps
+# there, and the stress run's forks beside its slab churn would meet it
+# contended. A kprobe on the allocator, in an instance of its own, records
+# the callers of the stress workers' allocations.
 T=/sys/kernel/tracing
 rt_probe=
 if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]; then

@@ -490,7 +490,7 @@ static void lock_queued(void)
 }
 
 /*
- * Issue 42, item 1: process W's mmap lock is held by a reader waiting on
+ * Process W's mmap lock is held by a reader waiting on
  * the daemon, and 600 of W's threads register at once (W's first
  * registrations). Another process must still register, write, fork and be
  * enabled for ftrace within 5 s. Before the fix each of W's threads queued
@@ -626,7 +626,7 @@ static void wedge(void)
 }
 
 /*
- * Issue 42, item 4: 300 enable words of this process on the FUSE page,
+ * 300 enable words of this process on the FUSE page,
  * whose page the daemon holds, all to be faulted in by an ftrace enable
  * made on one CPU; and process P's word of the same event, on a
  * copy-on-write page of a file mapping (so that it is faulted in by a

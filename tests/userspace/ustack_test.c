@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The last user of a traced process's address space dropped by a reader of
- * the trace file (issue 42, item 2). With options/userstacktrace and
- * sym-userobj, printing a user stack entry takes the process's mm
- * (trace_user_stack_print(): get_task_mm(), mmput()) while the reader holds
- * trace_event_sem for reading (s_start()). The process registered an event
- * that is not persistent and closed its file, so its enabler holds the
- * event's last reference; it writes trace_marker in a loop (each write a
+ * the trace file. With options/userstacktrace and sym-userobj, printing a
+ * user stack entry takes the process's mm (trace_user_stack_print():
+ * get_task_mm(), mmput()) while the reader holds trace_event_sem for
+ * reading (s_start()). The process registered an event that is not
+ * persistent and closed its file, so its enabler holds the event's last
+ * reference; it writes records of another event in a loop (each with a
  * user stack entry of its own) and is killed while a reader prints those
  * entries. Whenever the reader held the mm at the exit, the reader's
  * mmput() is the last one. Retiring the enabler there removes the event,
