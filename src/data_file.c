@@ -276,6 +276,8 @@ static long ue_ioctl_reg(struct ue_file *info, struct user_reg __user *ureg)
 	}
 	ue_event_put(ev, false);
 unlock:
+	if (ret)
+		ue_enabler_reg_failed();
 	mutex_unlock(&ue_reg_mutex);
 	if (!IS_ERR_OR_NULL(cmd))
 		kfree(cmd);

@@ -839,16 +839,19 @@ put:
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg)
 {
 	struct ue_mm *um = ue_mm_of_current_make();
-	int ret;
 
 	if (IS_ERR(um))
 		return PTR_ERR(um);
-	ret = ue_enabler_add(um, ue_event_get(ev), reg->enable_addr,
-			     reg->enable_bit, reg->enable_size == 4, false);
-	/* Whatever failed, the tracking made for it goes (item 11). */
-	if (ret)
+	return ue_enabler_add(um, ue_event_get(ev), reg->enable_addr,
+			      reg->enable_bit, reg->enable_size == 4, false);
+}
+
+void ue_enabler_reg_failed(void)
+{
+	struct ue_mm *um = ue_mm_of_current();
+
+	if (um)
 		ue_mm_forget_unused(um);
-	return ret;
 }
 
 /* ue_fault_pin() in current's address space, for the ioctls. */

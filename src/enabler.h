@@ -33,10 +33,16 @@ bool ue_enabler_exists(u64 addr, u8 bit);
  * DIAG_IOCSREG rows 20-21: an enabler of @ev for current, its bit written
  * with the event's state before this returns; 0 or a negative errno,
  * -EFAULT if the word is not present and writable, -EBUSY if current's
- * mmap lock is taken (ue_enabler_wait_mm(), unlocked). ue_reg_mutex held;
- * on failure, nothing of it is left.
+ * mmap lock is taken (ue_enabler_wait_mm(), unlocked). ue_reg_mutex held.
  */
 int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg);
+/*
+ * A DIAG_IOCSREG failed, ue_reg_mutex held: current's tracking goes if it
+ * has no enabler, so that a failed registration leaves nothing (a process
+ * that registered, unregistered, then failed is tracked no more, as one
+ * that never registered).
+ */
+void ue_enabler_reg_failed(void);
 /* DIAG_IOCSUNREG (spec 1.7): 0 or -ENOENT; the bit is left as it is. */
 int ue_enabler_unregister(u64 addr, u8 bit, bool *word32);
 /*

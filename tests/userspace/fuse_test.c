@@ -524,13 +524,16 @@ static int wedge_child(void)
 	pthread_t reader;
 	pthread_attr_t attr;
 	void *page;
+	long stack;
 	char x;
 	int i;
 
 	wedge_fd = ue_open_data();
 	memset(wedge_words, 0, sizeof(wedge_words));
+	/* Small stacks, but not below the minimum (128 KiB on arm64). */
+	stack = sysconf(_SC_THREAD_STACK_MIN);
 	if (wedge_fd < 0 || pthread_attr_init(&attr) ||
-	    pthread_attr_setstacksize(&attr, 64 * 1024) ||
+	    pthread_attr_setstacksize(&attr, stack > 65536 ? stack : 65536) ||
 	    pthread_barrier_init(&wedge_start, NULL, WEDGE_THREADS + 1))
 		return 2;
 	/* Threads first: a thread's stack is an mmap(), a writer. */
@@ -594,10 +597,11 @@ static void wedge(void)
 	seen = reads_seen;
 	pthread_mutex_unlock(&held_lock);
 	UE_EQ("fuse.wedge_page_dropped", fuse_drop_page(mem_file), 1);
+	UE_EQ("fuse.wedge_fork_other", ue_child_ready(&other, wedge_other), 0);
+	/* After the other: only W may hold the pipes' other ends. */
 	UE_EQ("fuse.wedge_pipes", pipe(go) || pipe(ready), 0);
 	wedge_go = go[0];
 	wedge_ready = ready[1];
-	UE_EQ("fuse.wedge_fork_other", ue_child_ready(&other, wedge_other), 0);
 	UE_EQ("fuse.wedge_fork", ue_child_ready(&w, wedge_child), 0);
 	close(go[0]);
 	close(ready[1]);
@@ -682,14 +686,20 @@ static void many_words(int file, int fd)
 	many_go = go[0];
 	many_ready = ready[1];
 	UE_EQ("fuse.many_fork_other", ue_child_ready(&other, many_words_other), 0);
+	/* Only the other holds these ends: its failure is EOF here. */
+	close(go[0]);
+	close(ready[1]);
 	if (write(other.go, "", 1) != 1)
 		ue_failures++;
 	close(other.go);
 	UE_EQ("fuse.many_other_ready", read(ready[0], &x, 1), 1);
 	w = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, file, 0);
 	UE_EQ("fuse.many_mmap", w != MAP_FAILED, 1);
-	if (w == MAP_FAILED)
+	if (w == MAP_FAILED) {
+		close(go[1]);
+		close(ready[0]);
 		return;
+	}
 	atomic_store(&answer_at_once, 1);
 	for (i = 0; i < MANY_WORDS; i++)
 		n += !ue_reg(fd, "en_many u32 a", (__u32 *)&w[i], 0, 0, NULL);
@@ -727,10 +737,8 @@ static void many_words(int file, int fd)
 	if (other.pid > 0 && !WIFEXITED(status))
 		waitpid(other.pid, NULL, 0);
 	munmap((void *)w, FILE_SIZE);
-	close(go[0]);
 	close(go[1]);
 	close(ready[0]);
-	close(ready[1]);
 }
 
 /*
