@@ -582,10 +582,9 @@ void ue_mms_sweep(void)
 	struct ue_mm *um, *next;
 	LIST_HEAD(free);
 
-	if (!UE_MM_GONE_WALK && llist_empty(&ue_mms_dead))
-		return;
-	if (UE_MM_GONE_WALK && !READ_ONCE(ue_nr_mms) &&
-	    llist_empty(&ue_mms_dead))
+	/* Nothing reported, and (where it walks) nothing to walk. */
+	if (llist_empty(&ue_mms_dead) &&
+	    (!UE_MM_GONE_WALK || !READ_ONCE(ue_nr_mms)))
 		return;
 	mutex_lock(ue_ksym_event_mutex);
 	if (UE_MM_GONE_WALK)
