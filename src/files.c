@@ -35,7 +35,20 @@ static struct dentry *ue_status_dentry;
  */
 static kgid_t ue_gid = INVALID_GID;	/* unset: tracefs's own */
 static umode_t ue_mode = UE_MODE_DATA;
+static bool ue_mode_given;
 static bool ue_param_bad;
+
+/*
+ * The mode the files get: mode= if given; with gid= alone, the group may
+ * read and write user_events_data, since a group given the file is one
+ * meant to use it, and user_events has no use for a read-only open.
+ */
+static umode_t ue_mode_effective(void)
+{
+	if (!ue_mode_given && gid_valid(ue_gid))
+		return UE_MODE_DATA_GROUP;
+	return ue_mode;
+}
 
 static int ue_gid_set(const char *val, const struct kernel_param *kp)
 {
@@ -79,12 +92,13 @@ static int ue_mode_set(const char *val, const struct kernel_param *kp)
 		return 0;
 	}
 	ue_mode = v;
+	ue_mode_given = true;
 	return 0;
 }
 
 static int ue_mode_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%04o\n", ue_mode);
+	return sysfs_emit(buf, "%04o\n", ue_mode_effective());
 }
 
 static const struct kernel_param_ops ue_mode_ops = {
@@ -92,7 +106,7 @@ static const struct kernel_param_ops ue_mode_ops = {
 	.get = ue_mode_get,
 };
 module_param_cb(mode, &ue_mode_ops, NULL, 0444);
-MODULE_PARM_DESC(mode, "Octal mode of user_events_data, set at load (default 0640); user_events_status gets its read bits (0440)");
+MODULE_PARM_DESC(mode, "Octal mode of user_events_data, set at load (default 0640, 0660 with gid=); user_events_status gets its read bits");
 
 int ue_files_params_ok(void)
 {
@@ -199,11 +213,11 @@ int ue_files_create(void)
 		return -EBUSY;
 	}
 
-	ret = ue_create(&ue_data_dentry, "user_events_data", ue_mode,
+	ret = ue_create(&ue_data_dentry, "user_events_data", ue_mode_effective(),
 			&ue_data_fops);
 	if (ret)
 		return ret;
-	ret = ue_create(&ue_status_dentry, "user_events_status", ue_mode & 0444,
+	ret = ue_create(&ue_status_dentry, "user_events_status", ue_mode_effective() & 0444,
 			&ue_status_fops);
 	if (ret)
 		ue_files_remove();

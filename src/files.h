@@ -9,6 +9,7 @@
  * otherwise; user_events_status has its read bits (TRACE_MODE_READ, 0440).
  */
 #define UE_MODE_DATA	0640
+#define UE_MODE_DATA_GROUP	0660
 
 extern const struct file_operations ue_data_fops;
 extern const struct file_operations ue_status_fops;

@@ -170,16 +170,17 @@ ue_eq group.debug_status "$(stat -c '%u:%g %a' $D/user_events_status)" "0:1000 4
 /tests/bin/group_test 1000 0660
 ue_eq group.group_test_exit_status $? 0
 ue_ok group.rmmod rmmod user_events
-# mode= alone keeps tracefs's group; gid= alone keeps upstream's modes; the
-# highest group id and the widest mode load too.
+# mode= alone keeps tracefs's group; gid= alone makes user_events_data
+# group-writable (0660: a read-only open is of no use); the highest group
+# id and the widest mode load too.
 ue_ok group.mode_only.insmod insmod $KO mode=600
 ue_eq group.mode_only.sysfs_gid "$(cat $P/gid)" ""
 ue_eq group.mode_only.data "$(stat -c '%u:%g %a' $T/user_events_data)" "0:0 600"
 ue_eq group.mode_only.status "$(stat -c '%u:%g %a' $T/user_events_status)" "0:0 400"
 ue_ok group.mode_only.rmmod rmmod user_events
 ue_ok group.gid_only.insmod insmod $KO gid=4294967294
-ue_eq group.gid_only.sysfs_mode "$(cat $P/mode)" 0640
-ue_eq group.gid_only.data "$(stat -c '%u:%g %a' $T/user_events_data)" "0:4294967294 640"
+ue_eq group.gid_only.sysfs_mode "$(cat $P/mode)" 0660
+ue_eq group.gid_only.data "$(stat -c '%u:%g %a' $T/user_events_data)" "0:4294967294 660"
 ue_eq group.gid_only.status "$(stat -c '%u:%g %a' $T/user_events_status)" "0:4294967294 440"
 ue_ok group.gid_only.rmmod rmmod user_events
 ue_ok group.widest.insmod insmod $KO gid=0 mode=0777
