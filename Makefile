@@ -110,7 +110,7 @@ ifneq ($(wildcard $(CURDIR)/tests/deps.sh),)
 	bash -c '. $(CURDIR)/tests/deps.sh && ue_deps_install deb'
 endif
 	rm -rf build/deb && mkdir -p build/deb/src
-	cp -a Makefile Kbuild VERSION dkms.conf src include scripts debian build/deb/src/
+	cp -a Makefile Kbuild VERSION dkms.conf src include scripts tools debian README.md build/deb/src/
 	cd build/deb/src && dpkg-buildpackage -us -uc -b >../dpkg-buildpackage.log 2>&1 || \
 		{ tail -20 ../dpkg-buildpackage.log; exit 1; }
 	rm -rf build/deb/src

@@ -76,7 +76,7 @@ debs_built() {
 	if [ ! -f "$debs/.done" ]; then
 		rm -rf "$debs" && mkdir -p "$debs"
 		mkdir -p "$debs/src"
-		cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,debian} "$debs/src/"
+		cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,tools,debian,README.md} "$debs/src/"
 		tag=$(git -C "$root" describe --tags --abbrev=0 2>/dev/null)
 		mkdir -p "$debs/prev"
 		if [ -n "$tag" ]; then
