@@ -45,7 +45,8 @@ ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 	       systemtap-sdt-dev binutils procps)
 ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" ninja-build
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
-	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static mmdebstrap pkgconf)
+	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static mmdebstrap pkgconf
+	       ovmf mtools dosfstools fdisk e2fsprogs)
 # (make check runs its job graph with ninja, tests/vm/graph.sh; it has
 # debootstrap too: it makes a chroot of each Debian release
 # to build the module in, and mmdebstrap and qemu-user-static for the arm64
@@ -54,7 +55,10 @@ ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" 
 # by the host's dpkg-divert), qemu-user-static also to run
 # the arm64 perf and trace-cmd once they are staged (tests/vm/cross-tools.sh,
 # which reads their NEEDED entries with aarch64-linux-gnu-readelf, of
-# gcc-aarch64-linux-gnu's binutils); its host checks look at what every entry
+# gcc-aarch64-linux-gnu's binutils); the booted-system test's disks are made
+# without loop devices (tests/system/run.sh: mkfs.ext4 -d of e2fsprogs,
+# dosfstools' mkfs.fat, mtools, fdisk's sfdisk) and booted by ovmf's Secure
+# Boot firmware; its host checks look at what every entry
 # point runs, make check-fresh's included; curl asks the mirror whether it
 # serves a kernel's packages, tests/vm/resolve.sh; pkgconf's pkg-config
 # reads user-events-dev's .pc file, tests/host/package.sh.)
@@ -80,7 +84,8 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		openssl modinfo depmod perf trace-cmd git debootstrap unshare chroot mount
 		curl xargs renice aarch64-linux-gnu-gcc aarch64-linux-gnu-objcopy
 		qemu-system-aarch64 qemu-aarch64-static mountpoint flock pkg-config
-		aarch64-linux-gnu-readelf sha256sum ninja mmdebstrap dpkg-divert)
+		aarch64-linux-gnu-readelf sha256sum ninja mmdebstrap dpkg-divert
+		mkfs.ext4 mkfs.fat mmd mcopy sfdisk truncate dd)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 ue_progs_soak=("${ue_progs_check[@]}" awk)
 ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb

@@ -27,7 +27,7 @@
 #           took both slots and the modules were built one at a time)
 #   kernel  our debug kernels' builds, one at a time (each is make -j)
 #   fetch   downloads, three at a time
-#   chroot  debootstraps, one at a time
+#   chroot  debootstraps, and the booted-system test's images, one at a time
 #   emu     qemu-user (the arm64 root, then the install test's DKMS step
 #           in it), one: that step took an install slot for 2754 s niced
 #           beside a debug kernel's build, and the amd64 releases' steps,
@@ -177,6 +177,17 @@ if [ "$vms_only" != 1 ]; then
 		# shellcheck disable=SC2086
 		edge "install-steps.$r-arm64" emu "arm64-root.$r" userspace.arm64 $(modules_of $rows)
 	done
+	# --- the booted-system test (tests/system/run.sh) --------------------------------
+	# Each system's image with the debootstraps (mmdebstrap; warm, apt's
+	# answer to whether its packages changed), its boots in a VM slot once
+	# its release's install steps have made the .debs; the trixie chroot
+	# has virt-fw-vars. A run without that release's rows has no system of it.
+	# shellcheck disable=SC2034
+	while read -r s r; do
+		[ -n "$(rows_of "$r" amd64)" ] && [ -n "$(rows_of trixie amd64)" ] || continue
+		edge "system-image.$s" chroot
+		edge "system.$s" vm "system-image.$s" "install-steps.$r" chroot.trixie
+	done < <("$vmdir/../system/run.sh" list)
 	for r in $releases; do
 		[ -z "$(rows_of "$r" amd64)" ] || edge "install-boot.$r" vm "install-steps.$r"
 		[ -z "$(rows_of "$r" arm64)" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64"

@@ -49,7 +49,7 @@ kind=${id%%.*} arg=
 # (host checks, the amd64 install steps) at 10.
 case $id in
 kernel.*) renice -n -5 -p $$ >/dev/null 2>&1 ;;
-vm.* | install-boot.* | run | modules.debug* | userspace.* | selftests.* | resolve | fetch.* | chroot.* | headers.*) ;;
+vm.* | install-boot.* | system.* | run | modules.debug* | userspace.* | selftests.* | resolve | fetch.* | chroot.* | headers.*) ;;
 arm64-root.* | install-steps.*-arm64) ;;
 modules.* | uapi | tools.*) renice -n 5 -p $$ >/dev/null ;;
 *) renice -n 10 -p $$ >/dev/null ;;

@@ -1,0 +1,389 @@
+#!/bin/bash
+# The booted-system test of make check: a Debian release booted as its
+# users boot it, and our .deb installed there as they install it.
+#   - The system (cached): mmdebstrap of the release with systemd, its kmod,
+#     DKMS, its signed kernel and headers (tests/system/systems.list); the
+#     signed shim, MokManager and GRUB taken from the release's packages.
+#   - Each run, in an overlay over it: apt-get install of our .debs, so
+#     that DKMS builds the module and signs it with the key it makes
+#     itself (Debian 11's DKMS 2.8 signs nothing: there, first the steps
+#     the README gives for it); samples/example.c built with
+#     user-events-dev; a group "tracers" (gid 4242) named by the shipped
+#     /etc/modprobe.d line, a member and an outsider; the test
+#     (guest-test) as a unit that runs once the system is up.
+#   - A GPT disk of it (an EFI system partition with shim as the removable
+#     boot path, the root as ext4), made without loop devices
+#     (mkfs.ext4 -d, mtools, sfdisk).
+#   - Booted under OVMF with Secure Boot on (QEMU, TCG): with the DKMS
+#     certificate in MokList (virt-fw-vars --add-mok, in the trixie
+#     chroot), twice, the second boot a reboot of the first; then once
+#     without it.
+# Usage: run.sh list                   the systems: "NAME RELEASE" lines
+#        run.sh image NAME WORK        the system, made or made again when
+#                                      its release's packages changed
+#        run.sh boot NAME WORK DEBS NOTES
+#                                      the run's disk, and its boots; DEBS
+#                                      holds the .debs of make deb
+# Prints "host system pass|fail NAME.<case> [detail]" lines; logs in WORK.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+vmdir=$root/tests/vm
+UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+log() { printf '== system %s: %s\n' "${name:-}" "$*" >&2; }
+. "$vmdir/apt-lib.sh"
+. "$vmdir/chroot-lib.sh"
+. "$vmdir/vm-lib.sh"
+
+phase=$1 name=${2:-} work=${3:-}
+result() { echo "host system $1 $name.$2${3:+ $3}"; }
+check_eq() { # CASE GOT WANT
+	if [ "$2" = "$3" ]; then result pass "$1"; else result fail "$1" "got '$2', want '$3'"; fi
+}
+
+# The OVMF of Debian's ovmf package: its Secure Boot build, and its
+# variables with Microsoft's keys enrolled (which sign Debian's shim).
+ovmf_code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+ovmf_vars=/usr/share/OVMF/OVMF_VARS_4M.ms.fd
+# The owner of the MokList entries shim makes (its SHIM_LOCK_GUID).
+shim_guid=605dab50-e046-4300-abb6-3dd810dd8b23
+# The group of the modprobe.d line, and its users.
+group_gid=4242
+boots=2
+
+sys_dir() { echo "$UE_CACHE/system/$1"; }
+# The release and the kernel's suite of system NAME.
+sys_fields() {
+	awk -v n="$1" '!/^#/ && $1 == n { print $2, $3; f = 1 } END { exit !f }' "$here/systems.list"
+}
+
+# ns_chroot DIR CMD...: CMD in the chroot DIR, with /proc and /dev, in a
+# mount namespace of its own (the mounts go with it).
+ns_chroot() {
+	local d=$1
+	shift
+	unshare -m --propagation private sh -c '
+		d=$1; shift
+		mount -t proc proc "$d/proc" && mount --rbind /dev "$d/dev" &&
+			exec chroot "$d" "$@"' _ "$d" "$@"
+}
+
+# --- the system, cached -------------------------------------------------------------
+# What the system has besides minbase: systemd and udev, the release's
+# kmod and DKMS with what makes and signs its key (openssl: on a user's
+# machine ca-certificates brings it), mokutil, the initramfs, fsck for the
+# root, what user-events-dev's build of the example needs (cc: gcc), and the kernel
+# (its signed image) with its headers from the suite of systems.list.
+sys_pkgs() { # RELEASE KERNEL-SUITE
+	local s=
+	[ "$2" = "$1" ] || s=/$2
+	echo "systemd,systemd-sysv,udev,kmod,dkms,openssl,ca-certificates,initramfs-tools,e2fsprogs,zstd,mokutil,procps,gcc,pkgconf,libc6-dev,linux-image-amd64$s,linux-headers-amd64$s"
+}
+# The initramfs with the modules of QEMU's disk and the root's file system
+# only (the kernel's postinst makes it; "most" would be 36 MB to unpack
+# under TCG at every boot). A hook of mmdebstrap, before the kernel.
+# shellcheck disable=SC2016
+initramfs_hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d" &&
+	echo MODULES=list >"$1/etc/initramfs-tools/conf.d/ue-system-test" &&
+	printf "virtio_pci\nvirtio_blk\next4\n" >"$1/usr/share/initramfs-tools/modules.d/ue-system-test"'
+efi_pkgs="shim-signed shim-helpers-amd64-signed grub-efi-amd64-signed"
+
+image() {
+	local d rel ksuite want kr a srcs=() uri s n
+	d=$(sys_dir "$name")
+	read -r rel ksuite < <(sys_fields "$name") || { result fail image "no system $name in systems.list"; return 1; }
+	want=$(sys_pkgs "$rel" "$ksuite")
+	mkdir -p "$work"
+	if [ "$(cat "$d/stamp" 2>/dev/null)" = "$want" ]; then
+		# Made again when anything in it has a newer version.
+		if ns_chroot "$d/root" apt-get update -q >"$work/apt-update.log" 2>&1; then
+			n=$(ns_chroot "$d/root" apt-get -s -q dist-upgrade 2>>"$work/apt-update.log" | grep -c '^Inst ')
+			[ "$n" != 0 ] || { result pass image; return 0; }
+			log "$n packages of $rel changed: made again"
+		else
+			log "apt-get update failed ($(tail -1 "$work/apt-update.log")): the cached system as it is"
+			result pass image
+			return 0
+		fi
+	fi
+	kr=$(ue_keyring) || { result fail image "no Debian archive keyring"; return 1; }
+	while read -r uri s; do srcs+=("deb $uri $s main"); done < <(ue_release_suites "$rel")
+	[ ${#srcs[@]} -gt 0 ] || { result fail image "no mirror for $rel"; return 1; }
+	a=$d.archives
+	mkdir -p "$a" "$d"
+	rm -rf "$d/root.new" "$d/efi.new"
+	log "mmdebstrap $rel ($want)"
+	# (the downloaded packages kept in $a for the next time it is made:
+	# mmdebstrap's documented sync-in/sync-out of its apt cache)
+	if ! unshare -m --propagation private mmdebstrap --mode=root --variant=minbase \
+		--include="$want" --keyring="$kr" --aptopt='Acquire::Check-Valid-Until "false"' \
+		--skip=cleanup/apt/lists --skip=download/empty --skip=essential/unlink \
+		--setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
+		--setup-hook="sync-in $a /var/cache/apt/archives/" \
+		--essential-hook="$initramfs_hook" \
+		--customize-hook="sync-out /var/cache/apt/archives $a" \
+		"$rel" "$d/root.new" "${srcs[@]}" </dev/null >"$work/mmdebstrap.log" 2>&1; then
+		result fail image "mmdebstrap: $(grep -v '^I:' "$work/mmdebstrap.log" | tail -2 | tr '\n' ' ')"
+		return 1
+	fi
+	rm -f "$d/root.new/var/cache/apt/archives/"*.deb
+	# Shim, MokManager and GRUB: Debian's signed binaries, from the
+	# release's packages (a user's grub-install puts the same files on the
+	# EFI partition).
+	mkdir -p "$d/efi.new/debs"
+	if ! ns_chroot "$d/root.new" sh -c "cd /tmp && apt-get download -q $efi_pkgs" >"$work/efi.log" 2>&1; then
+		result fail image "apt-get download $efi_pkgs: $(tail -1 "$work/efi.log")"
+		return 1
+	fi
+	mv "$d/root.new"/tmp/*.deb "$d/efi.new/debs/"
+	for s in "$d/efi.new/debs/"*.deb; do dpkg-deb -x "$s" "$d/efi.new/x"; done
+	for s in shim/shimx64.efi.signed shim/mmx64.efi.signed grub/x86_64-efi-signed/grubx64.efi.signed; do
+		cp "$d/efi.new/x/usr/lib/$s" "$d/efi.new/" || { result fail image "no /usr/lib/$s in $efi_pkgs"; return 1; }
+	done
+	rm -rf "$d/efi.new/x" "$d/root" "$d/efi"
+	mv "$d/root.new" "$d/root" && mv "$d/efi.new" "$d/efi" && echo "$want" >"$d/stamp"
+	result pass image
+}
+
+# --- the run's system: the .debs installed in an overlay over it --------------------
+# setup_in_root RELEASE: run in the chroot of the run's system, as root.
+# shellcheck disable=SC2016
+setup_script='
+set -eu
+rel=$1 gid=$2
+export DEBIAN_FRONTEND=noninteractive
+if [ "$rel" = bullseye ]; then
+	# DKMS 2.8 signs nothing by itself: the README'"'"'s steps for it, a key
+	# and its sign_helper.sh as the sign_tool.
+	openssl req -new -x509 -nodes -days 36500 -subj "/CN=DKMS module signing key" \
+		-newkey rsa:2048 -keyout /root/mok.priv -outform DER -out /root/mok.der 2>/dev/null
+	sed -i "s|^# *sign_tool=.*|sign_tool=\"/etc/dkms/sign_helper.sh\"|" /etc/dkms/framework.conf
+	grep -q "^sign_tool=" /etc/dkms/framework.conf
+fi
+apt-get install -y -q /tmp/ue/user-events-dkms_*_all.deb /tmp/ue/user-events-dev_*_all.deb
+cc $(pkg-config --cflags user-events) -o /usr/local/bin/example /tmp/ue/example.c
+groupadd -g "$gid" tracers
+useradd -m -u 1001 -G tracers uemember
+useradd -m -u 1002 ueoutsider
+# The shipped modprobe.d line, uncommented as the README says, with gid= alone.
+sed -i "s/^#options user_events gid=GID\$/options user_events gid=$gid/" \
+	/etc/modprobe.d/user-events-dkms.conf
+grep -q "^options user_events gid=$gid\$" /etc/modprobe.d/user-events-dkms.conf
+echo uetest >/etc/hostname
+systemd-machine-id-setup >/dev/null
+systemctl enable ue-system-test.service
+# (nothing that starts on its own timer while the test runs; no login on
+# the console the test writes to)
+systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer \
+	serial-getty@ttyS0.service 2>/dev/null || :
+'
+
+# disk: the run's system as WORK/disk.img (GPT: the EFI partition, the root).
+disk() {
+	local d rel ksuite uuid k i rs esp=$work/esp.img rootimg=$work/root.img
+	d=$(sys_dir "$name")
+	read -r rel ksuite < <(sys_fields "$name")
+	uuid=$(cat /proc/sys/kernel/random/uuid)
+	rm -rf "$work/upper" "$work/ovw" "$work/merged" "$work/disk.img"
+	mkdir -p "$work/upper" "$work/ovw" "$work/merged"
+	log "our .debs with apt, DKMS in $rel's system"
+	# shellcheck disable=SC2016
+	if ! unshare -m --propagation private bash -c '
+		set -e
+		d=$1 w=$2 debs=$3 here=$4 root=$5 rel=$6 gid=$7 uuid=$8 script=$9
+		m=$w/merged
+		mount -t overlay overlay -o "lowerdir=$d/root,upperdir=$w/upper,workdir=$w/ovw" "$m"
+		mkdir -p "$m/tmp/ue" "$m/usr/local/lib/ue-test" "$m/var/lib/ue-test"
+		cp "$debs"/user-events-dkms_*_all.deb "$debs"/user-events-dev_*_all.deb "$m/tmp/ue/"
+		cp "$root/samples/example.c" "$m/tmp/ue/"
+		install -m 755 "$here/guest-test" "$m/usr/local/lib/ue-test/guest-test"
+		install -m 644 "$root/tests/userspace/lib.sh" "$m/usr/local/lib/ue-test/lib.sh"
+		install -m 644 "$here/ue-system-test.service" "$m/etc/systemd/system/"
+		echo "UUID=$uuid / ext4 rw,errors=remount-ro 0 1" >"$m/etc/fstab"
+		(
+			mount -t proc proc "$m/proc"
+			mount --rbind /dev "$m/dev"
+			chroot "$m" sh -c "$script" _ "$rel" "$gid"
+		)
+		# (what a maintainer script left running in it, then its mounts)
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/root" 2>/dev/null)" != "$m" ] || kill -9 "${p#/proc/}" 2>/dev/null || :
+		done
+		umount -R -l "$m/dev" "$m/proc"
+		rm -rf "$m/tmp/ue"
+		# The certificate DKMS signed with: enrolled by the firmware variables.
+		if [ -f "$m/var/lib/dkms/mok.pub" ]; then cp "$m/var/lib/dkms/mok.pub" "$w/mok.der"
+		else cp "$m/root/mok.der" "$w/mok.der"; fi
+		readlink -f "$m/vmlinuz" >"$w/vmlinuz.path"
+		readlink -f "$m/initrd.img" >"$w/initrd.path"
+		sz=$(du -sm --apparent-size "$m" | cut -f1)
+		mkfs.ext4 -q -F -U "$uuid" -L root -d "$m" "$w/root.img" "$(( sz * 13 / 10 + 300 ))M"
+	' _ "$d" "$work" "$debs" "$here" "$root" "$rel" "$group_gid" "$uuid" "$setup_script" \
+		>"$work/setup.log" 2>&1; then
+		result fail installed "$(tail -3 "$work/setup.log" | tr '\n' ' ')"
+		return 1
+	fi
+	result pass installed
+	rm -rf "$work/upper" "$work/ovw" "$work/merged"
+	k=$(cat "$work/vmlinuz.path") i=$(cat "$work/initrd.path")
+	k=${k#"$work/merged"} i=${i#"$work/merged"}
+	# GRUB's configuration, as update-grub would boot the kernel: by the
+	# root's UUID, with the console on the serial port.
+	cat >"$work/grub.cfg" <<EOF
+set timeout=0
+search --no-floppy --fs-uuid --set=root $uuid
+linux $k root=UUID=$uuid ro console=ttyS0,115200 quiet systemd.show_status=false
+initrd $i
+boot
+EOF
+	# The EFI partition: shim at the removable media path, GRUB and
+	# MokManager beside it (no fallback: it would make boot entries and
+	# reset), GRUB's configuration where Debian's signed GRUB looks.
+	rm -f "$esp"
+	truncate -s 64M "$esp"
+	mkfs.fat -F 32 -n EFI "$esp" >/dev/null &&
+		mmd -i "$esp" ::/EFI ::/EFI/BOOT ::/EFI/debian &&
+		mcopy -i "$esp" "$d/efi/shimx64.efi.signed" ::/EFI/BOOT/BOOTX64.EFI &&
+		mcopy -i "$esp" "$d/efi/mmx64.efi.signed" ::/EFI/BOOT/mmx64.efi &&
+		mcopy -i "$esp" "$d/efi/grubx64.efi.signed" ::/EFI/BOOT/grubx64.efi &&
+		mcopy -i "$esp" "$work/grub.cfg" ::/EFI/BOOT/grub.cfg &&
+		mcopy -i "$esp" "$work/grub.cfg" ::/EFI/debian/grub.cfg ||
+		{ result fail disk "the EFI partition could not be made"; return 1; }
+	rs=$(stat -c %s "$rootimg")
+	truncate -s "$(( 1 + 64 + rs / 1048576 + 1 ))M" "$work/disk.img"
+	sfdisk -q "$work/disk.img" >/dev/null <<EOF &&
+label: gpt
+start=2048, size=131072, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name=ESP
+start=133120, size=$(( rs / 512 )), type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=root
+EOF
+	dd if="$esp" of="$work/disk.img" bs=1M seek=1 conv=notrunc,sparse status=none &&
+		dd if="$rootimg" of="$work/disk.img" bs=1M seek=65 conv=notrunc,sparse status=none ||
+		{ result fail disk "the GPT disk could not be made"; return 1; }
+	rm -f "$esp" "$rootimg"
+	result pass disk
+}
+
+# vars: WORK/vars-enrolled.fd, OVMF's variables with the DKMS certificate
+# in MokList (as MokManager leaves it after "Enroll MOK").
+vars() {
+	local v=$work/vfw
+	mkdir -p "$v"
+	openssl x509 -inform DER -in "$work/mok.der" -out "$v/mok.pem" &&
+		cp "$ovmf_vars" "$v/vars.fd" ||
+		{ result fail vars "$work/mok.der is no certificate"; return 1; }
+	if ! ue_chroot_run trixie --bind "$v" virt-fw-vars -i "$v/vars.fd" -o "$v/vars-enrolled.fd" \
+		--add-mok "$shim_guid" "$v/mok.pem" >"$work/vfw.log" 2>&1; then
+		result fail vars "virt-fw-vars: $(tail -1 "$work/vfw.log")"
+		return 1
+	fi
+	mv "$v/vars-enrolled.fd" "$work/"
+	rm -rf "$v"
+	result pass vars
+}
+
+# boot_mode MODE VARS N: the system booted N times under OVMF with Secure
+# Boot on, each boot a QEMU of its own that guest-test powers off (the
+# second boot finds what the first left on the disk, as after a reboot; a
+# reset within one QEMU sometimes left OVMF spinning under TCG before it
+# printed anything). The consoles in WORK/console-MODE-K.log.txt. Every
+# boot must have begun and ended ("UE-BOOTED ... boot K", "UE-CASES K C"
+# with the C verdicts it printed, "UE-DONE"). A boot whose test has not
+# begun after UE_SYSTEM_BOOT_TIMEOUT seconds (default 240; it begins about
+# 15 s after the firmware) stalled before anything of ours ran: it is tried
+# once more, said in a note.
+boot_mode() {
+	local mode=$1 vars=$2 n=$3 con k c got rc try splats t0
+	printf '%s %s\n' "$mode" "$n" >"$work/control.img"
+	truncate -s 4096 "$work/control.img"
+	cp "$vars" "$work/vars-$mode.run.fd"
+	ue_qemu_argv amd64
+	for k in $(seq 1 "$n"); do
+		con=$work/console-$mode-$k.log
+		for try in 1 2; do
+			t0=$(date +%s)
+			boot_once "$con" &
+			wait_booted "$con" $! "${UE_SYSTEM_BOOT_TIMEOUT:-240}"
+			rc=$?
+			log "$mode, boot $k of $n: $(( $(date +%s) - t0 ))s"
+			[ $rc = 125 ] && [ $try = 1 ] || break
+			mv "$con" "$con.stalled"
+			echo "NOTE: system $name: boot $k ($mode) had not begun its test after ${UE_SYSTEM_BOOT_TIMEOUT:-240}s (firmware, GRUB or the kernel's boot under TCG), booted once more; console: $con.stalled" >>"$notes"
+		done
+		ue_console_text <"$con" >"$con.txt" 2>/dev/null
+		grep '^UE-RESULT system ' "$con.txt" | while read -r _ _ verdict case rest; do
+			echo "host system $verdict $name.$case${rest:+ $rest}"
+		done
+		# (not at the start of a line: GRUB's colours may precede it)
+		if ! grep -q "UE-BOOTED .* boot $k of $n, $mode\$" "$con.txt"; then
+			result fail "$mode.boot$k.booted" "qemu status $rc, see $con.txt"
+			continue
+		fi
+		result pass "$mode.boot$k.booted"
+		c=$(sed -n "s/^UE-CASES $k \\([0-9]*\\)\$/\\1/p" "$con.txt")
+		got=$(grep -c "^UE-RESULT system [a-z]* $mode\\.boot$k\\." "$con.txt")
+		if [ -n "$c" ] && [ "$c" = "$got" ]; then
+			result pass "$mode.boot$k.finished"
+		else
+			result fail "$mode.boot$k.finished" "the test stopped after $got verdicts (qemu status $rc), see $con.txt"
+		fi
+		check_eq "$mode.boot$k.powered_off" "$rc $(grep -c '^UE-DONE$' "$con.txt")" "0 1"
+		splats=$(ue_splats "$con.txt")
+		if [ -n "$splats" ]; then
+			result fail "$mode.boot$k.no_kernel_splat" "$(ue_splat_summary "$con.txt" | tr '\n' '|')"
+		else
+			result pass "$mode.boot$k.no_kernel_splat"
+		fi
+	done
+}
+
+# boot_once CONSOLE: one QEMU run of the disk, until the guest powers off
+# (or UE_SYSTEM_TIMEOUT seconds, default 600, have passed).
+boot_once() {
+	rm -f "$1"
+	exec timeout "${UE_SYSTEM_TIMEOUT:-600}" "${ue_qemu[@]}" -accel tcg,thread=multi \
+		-machine q35,smm=on -cpu max -m 1024 -smp 2 -no-reboot \
+		-global driver=cfi.pflash01,property=secure,value=on \
+		-drive if=pflash,format=raw,unit=0,file="$ovmf_code",readonly=on \
+		-drive if=pflash,format=raw,unit=1,file="$work/vars-$mode.run.fd" \
+		-drive file="$work/disk.img",if=virtio,format=raw \
+		-drive file="$work/control.img",if=virtio,format=raw,readonly=on \
+		-display none -monitor none -nic none -serial file:"$1" </dev/null >"$1.qemu" 2>&1
+}
+
+# wait_booted CONSOLE PID LIMIT: PID's status; 125 (and PID killed) when
+# CONSOLE has no UE-BOOTED line after LIMIT seconds.
+wait_booted() {
+	local waited=0
+	while kill -0 "$2" 2>/dev/null && ! grep -aq 'UE-BOOTED' "$1" 2>/dev/null; do
+		if [ $waited -ge "$3" ]; then
+			kill "$2"
+			wait "$2"
+			return 125
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+	wait "$2"
+}
+
+boot() {
+	debs=$4 notes=$5
+	[ -d "$(sys_dir "$name")/root" ] || { result fail booted "no system (its image job failed)"; return 0; }
+	ls "$debs"/user-events-dkms_*_all.deb >/dev/null 2>&1 ||
+		{ result fail booted "no .debs in $debs (the install test's build)"; return 0; }
+	disk || return 0
+	vars || return 0
+	boot_mode enrolled "$work/vars-enrolled.fd" "$boots"
+	boot_mode not-enrolled "$ovmf_vars" 1
+	# (the consoles stay; the disk, 1.5 GB, does not)
+	rm -f "$work/disk.img" "$work"/*.fd
+}
+
+case $phase in
+list) awk '!/^#/ && NF { print $1, $2 }' "$here/systems.list" ;;
+image) image ;;
+boot) boot "$@" ;;
+*) echo "usage: run.sh list | image NAME WORK | boot NAME WORK DEBS NOTES" >&2; exit 2 ;;
+esac
+exit 0
