@@ -19,11 +19,13 @@
 #     chroot), twice, the second boot a reboot of the first; then once
 #     without it.
 # Usage: run.sh list                   the systems: "NAME RELEASE" lines
-#        run.sh image NAME WORK        the system, made or made again when
+#        run.sh image NAME WORK [NOTES]
+#                                      the system, made or made again when
 #                                      its release's packages changed
-#        run.sh boot NAME WORK DEBS NOTES
-#                                      the run's disk, and its boots; DEBS
-#                                      holds the .debs of make deb
+#        run.sh prepare NAME WORK DEBS the run's disk and firmware
+#                                      variables; DEBS holds the .debs of
+#                                      make deb
+#        run.sh boot NAME WORK NOTES   its boots
 # Prints "host system pass|fail NAME.<case> [detail]" lines; logs in WORK.
 set -uo pipefail
 
@@ -36,7 +38,7 @@ log() { printf '== system %s: %s\n' "${name:-}" "$*" >&2; }
 . "$vmdir/chroot-lib.sh"
 . "$vmdir/vm-lib.sh"
 
-phase=$1 name=${2:-} work=${3:-}
+phase=$1 name=${2:-} work=${3:-} notes=/dev/null
 result() { echo "host system $1 $name.$2${3:+ $3}"; }
 check_eq() { # CASE GOT WANT
 	if [ "$2" = "$3" ]; then result pass "$1"; else result fail "$1" "got '$2', want '$3'"; fi
@@ -58,6 +60,10 @@ sys_fields() {
 	awk -v n="$1" '!/^#/ && $1 == n { print $2, $3; f = 1 } END { exit !f }' "$here/systems.list"
 }
 
+# The environment of a command in the system's chroot: its own PATH (not
+# make check's farm of the host's programs, which the chroot lacks).
+chroot_env=(/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8)
+
 # ns_chroot DIR CMD...: CMD in the chroot DIR, with /proc and /dev, in a
 # mount namespace of its own (the mounts go with it).
 ns_chroot() {
@@ -66,7 +72,7 @@ ns_chroot() {
 	unshare -m --propagation private sh -c '
 		d=$1; shift
 		mount -t proc proc "$d/proc" && mount --rbind /dev "$d/dev" &&
-			exec chroot "$d" "$@"' _ "$d" "$@"
+			exec chroot "$d" "$@"' _ "$d" "${chroot_env[@]}" "$@"
 }
 
 # --- the system, cached -------------------------------------------------------------
@@ -102,7 +108,7 @@ image() {
 			[ "$n" != 0 ] || { result pass image; return 0; }
 			log "$n packages of $rel changed: made again"
 		else
-			log "apt-get update failed ($(tail -1 "$work/apt-update.log")): the cached system as it is"
+			echo "NOTE: system $name: apt-get update failed ($(tail -1 "$work/apt-update.log")): the cached system as it is" >>"$notes"
 			result pass image
 			return 0
 		fi
@@ -204,7 +210,8 @@ disk() {
 		(
 			mount -t proc proc "$m/proc"
 			mount --rbind /dev "$m/dev"
-			chroot "$m" sh -c "$script" _ "$rel" "$gid"
+			chroot "$m" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+				LANG=C.UTF-8 sh -c "$script" _ "$rel" "$gid"
 		)
 		# (what a maintainer script left running in it, then its mounts)
 		for p in /proc/[0-9]*; do
@@ -367,13 +374,23 @@ wait_booted() {
 	wait "$2"
 }
 
-boot() {
-	debs=$4 notes=$5
-	[ -d "$(sys_dir "$name")/root" ] || { result fail booted "no system (its image job failed)"; return 0; }
+# prepare DEBS: the run's disk and firmware variables, in WORK (its own job,
+# so that a VM slot waits only for the boots).
+prepare() {
+	debs=$1
+	rm -f "$work/ready"
+	[ -d "$(sys_dir "$name")/root" ] || { result fail installed "no system (its image job failed)"; return 0; }
 	ls "$debs"/user-events-dkms_*_all.deb >/dev/null 2>&1 ||
-		{ result fail booted "no .debs in $debs (the install test's build)"; return 0; }
+		{ result fail installed "no .debs in $debs (the install test's build)"; return 0; }
 	disk || return 0
 	vars || return 0
+	touch "$work/ready"
+}
+
+boot() {
+	notes=$1
+	# (prepare said why where it made no disk)
+	[ -f "$work/ready" ] || return 0
 	boot_mode enrolled "$work/vars-enrolled.fd" "$boots"
 	boot_mode not-enrolled "$ovmf_vars" 1
 	# (the consoles stay; the disk, 1.5 GB, does not)
@@ -382,8 +399,9 @@ boot() {
 
 case $phase in
 list) awk '!/^#/ && NF { print $1, $2 }' "$here/systems.list" ;;
-image) image ;;
-boot) boot "$@" ;;
-*) echo "usage: run.sh list | image NAME WORK | boot NAME WORK DEBS NOTES" >&2; exit 2 ;;
+image) notes=${4:-/dev/null}; image ;;
+prepare) prepare "$4" ;;
+boot) boot "$4" ;;
+*) echo "usage: run.sh list | image NAME WORK [NOTES] | prepare NAME WORK DEBS | boot NAME WORK NOTES" >&2; exit 2 ;;
 esac
 exit 0

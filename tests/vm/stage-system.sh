@@ -6,14 +6,21 @@
 # system-image.NAME
 job_system_image() {
 	local t0=$(date +%s)
-	ue_job "system-image $1" "$root/tests/system/run.sh" image "$1" "$build/system/$1" >>"$results"
+	ue_job "system-image $1" "$root/tests/system/run.sh" image "$1" "$build/system/$1" "$notes" >>"$results"
 	say "booted system $1: image ready in $(( $(date +%s) - t0 ))s (logs: $build/system/$1/)"
 }
 
-# system.NAME
+# system-disk.NAME: the .debs installed, the disk and the firmware's variables.
+job_system_disk() {
+	local t0=$(date +%s)
+	ue_job "system-disk $1" "$root/tests/system/run.sh" prepare "$1" "$build/system/$1" \
+		"$build/install/debs" >>"$results"
+	say "booted system $1: disk ready in $(( $(date +%s) - t0 ))s"
+}
+
+# system.NAME: its boots.
 job_system() {
 	local t0=$(date +%s)
-	ue_job "system $1" "$root/tests/system/run.sh" boot "$1" "$build/system/$1" \
-		"$build/install/debs" "$notes" >>"$results"
-	say "booted system $1: done in $(( $(date +%s) - t0 ))s (consoles: $build/system/$1/)"
+	ue_job "system $1" "$root/tests/system/run.sh" boot "$1" "$build/system/$1" "$notes" >>"$results"
+	say "booted system $1: boots done in $(( $(date +%s) - t0 ))s (consoles: $build/system/$1/)"
 }
