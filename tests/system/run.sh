@@ -101,6 +101,11 @@ image() {
 	read -r rel ksuite < <(sys_fields "$name") || { result fail image "no system $name in systems.list"; return 1; }
 	want=$(sys_pkgs "$rel" "$ksuite")
 	mkdir -p "$work"
+	# virt-fw-vars, for the firmware's variables (vars), from the trixie
+	# chroot: here, early, rather than beside the install test's long use
+	# of that chroot, which an installation there would wait for.
+	ue_chroot_pkgs trixie python3-virt-firmware >"$work/virt-firmware.log" 2>&1 ||
+		{ result fail image "python3-virt-firmware in the trixie chroot: $(tail -1 "$work/virt-firmware.log")"; return 1; }
 	if [ "$(cat "$d/stamp" 2>/dev/null)" = "$want" ]; then
 		# Made again when anything in it has a newer version.
 		if ns_chroot "$d/root" apt-get update -q >"$work/apt-update.log" 2>&1; then

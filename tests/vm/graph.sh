@@ -179,14 +179,14 @@ if [ "$vms_only" != 1 ]; then
 	done
 	# --- the booted-system test (tests/system/run.sh) --------------------------------
 	# Each system's image with the debootstraps (mmdebstrap; warm, apt's
-	# answer to whether its packages changed); its disk with the install
-	# steps once its release's steps have made the .debs (the trixie
-	# chroot has virt-fw-vars); its boots in a VM slot. A run without that
+	# answer to whether its packages changed; it puts virt-fw-vars in the
+	# trixie chroot); its disk with the install steps once its release's
+	# steps have made the .debs; its boots in a VM slot. A run without that
 	# release's rows has no system of it.
 	while read -r s r; do
 		[ -n "$(rows_of "$r" amd64)" ] && [ -n "$(rows_of trixie amd64)" ] || continue
-		edge "system-image.$s" chroot
-		edge "system-disk.$s" install "system-image.$s" "install-steps.$r" chroot.trixie
+		edge "system-image.$s" chroot chroot.trixie
+		edge "system-disk.$s" install "system-image.$s" "install-steps.$r"
 		edge "system.$s" vm "system-disk.$s"
 	done < <("$vmdir/../system/run.sh" list)
 	for r in $releases; do
