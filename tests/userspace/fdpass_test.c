@@ -150,8 +150,12 @@ struct scm_cmd {
 	__u32 value;
 };
 
-/* The collector: opens, registers its own event, passes, waits to exit. */
-static void opener(int sock, int quit)
+/*
+ * The collector: opens, registers its own event, passes, says so on @sent
+ * (the receiver may run on before the opener has stored what sendmsg()
+ * returned), waits to exit.
+ */
+static void opener(int sock, int sent, int quit)
 {
 	__u32 idx = ~0u;
 	int fd = open(TRACEFS "/user_events_data", O_RDWR);
@@ -161,6 +165,7 @@ static void opener(int sock, int quit)
 				 0, 0, &idx);
 	scm->opener_index = idx;
 	scm->opener_sent = !send_fd(sock, fd);
+	go(sent);
 	/* Its own copy stays open until it exits. */
 	wait_go(quit);
 	_exit(0);
@@ -213,7 +218,7 @@ static long recv_write(int cmd, int reply, int index, __u32 value)
 
 static void scm_rights(void)
 {
-	int sv[2], quit[2], cmd[2], reply[2];
+	int sv[2], sent[2], quit[2], cmd[2], reply[2];
 	pid_t op, rp;
 	char status[256];
 
@@ -231,7 +236,8 @@ static void scm_rights(void)
 	}
 	scm = mmap(NULL, sizeof(*scm), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (scm == MAP_FAILED || pipe(quit) || pipe(cmd) || pipe(reply)) {
+	if (scm == MAP_FAILED || pipe(sent) || pipe(quit) || pipe(cmd) ||
+	    pipe(reply)) {
 		ue_result("scm_rights.setup", 0, strerror(errno));
 		return;
 	}
@@ -239,12 +245,15 @@ static void scm_rights(void)
 	fflush(stdout);
 	op = fork();
 	if (!op) {
+		close(sent[0]);
 		close(quit[1]);
-		opener(sv[0], quit[0]);
+		opener(sv[0], sent[1], quit[0]);
 	}
+	close(sent[1]);
 	close(quit[0]);
 	rp = fork();
 	if (!rp) {
+		close(sent[0]);
 		close(quit[1]);
 		close(cmd[1]);
 		close(reply[0]);
@@ -254,6 +263,8 @@ static void scm_rights(void)
 	close(reply[1]);
 	close(sv[0]);
 	close(sv[1]);
+	UE_EQ("scm_rights.opener_done", wait_go(sent[0]), 1);
+	close(sent[0]);
 	UE_EQ("scm_rights.receiver_ready", wait_go(reply[0]), 1);
 
 	/* The opener's registration is on the open file the receiver has. */
