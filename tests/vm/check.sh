@@ -101,6 +101,18 @@ else
 	say "QEMU: $(qemu-system-x86_64 --version | head -1) (this machine's: $(tail -1 "$build/fetch-qemu.log"))"
 fi
 
+# The rate of this machine's TSC, which amd64 guests read under TCG: they
+# are given it rather than time it at boot (tests/vm/host-tsc.c, ue_boot).
+if [ "$(uname -m)" = x86_64 ] &&
+   gcc -O2 -o "$build/host-tsc" "$vmdir/host-tsc.c" 2>"$build/host-tsc.log" &&
+   UE_VM_TSC_KHZ=$("$build/host-tsc") && [ "$UE_VM_TSC_KHZ" -gt 0 ]; then
+	export UE_VM_TSC_KHZ
+	say "host TSC: $UE_VM_TSC_KHZ kHz (the amd64 guests' tsc_early_khz)"
+else
+	unset UE_VM_TSC_KHZ
+	echo "NOTE: the amd64 guests time their TSC themselves: this machine's rate could not be measured ($(uname -m); build/check/host-tsc.log)" >>"$notes"
+fi
+
 # --- the rows' facts, for every job (build/check/env.sh) -----------------------
 # kernels.list gives each Debian row its release (whose chroot builds its
 # module), its level (full or short) and its architecture (the flavour's);

@@ -94,9 +94,15 @@ ue_machine_argv() {
 ue_boot() {
 	local kr=$1 extra= tcg=multi qemu pid waited=0 arch ue_machine ue_console
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
-	extra="$extra${UE_VM_CMDLINE:+ $UE_VM_CMDLINE}"
 	case " ${UE_QEMU_OPTS:-} " in *" -icount "*) tcg=single ;; esac
 	arch=$(ue_kroot_arch "$kr")
+	# An amd64 guest under multi-threaded TCG reads the host's TSC: given
+	# its rate (UE_VM_TSC_KHZ, tests/vm/host-tsc.c), it never times it
+	# against the PIT, which a vCPU starved at boot does wrongly (a guest
+	# clock 16 % to 3.6 times too fast). -icount makes a TSC of its own.
+	[ "$arch" != amd64 ] || [ "$tcg" != multi ] || [ -n "${UE_VM_ACCEL:-}" ] ||
+		extra="$extra${UE_VM_TSC_KHZ:+ tsc_early_khz=$UE_VM_TSC_KHZ}"
+	extra="$extra${UE_VM_CMDLINE:+ $UE_VM_CMDLINE}"
 	ue_qemu_argv "$arch"
 	ue_machine_argv "$arch"
 	qemu=("${ue_qemu[@]}")
