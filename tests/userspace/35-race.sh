@@ -25,15 +25,15 @@ race() {
 	ue_eq "$1.state_empty" "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
 }
 # Site 1: the fork probe, between an enabler's check and its reference.
-# (fork loops of 10 s, 3 s on a flavour sibling: ue_budget)
-race unreg_fork 1 200 unreg-fork "$(ue_budget 10 3)"
-race del_fork 1 15000 del-fork "$(ue_budget 10 3)"
+# (fork loops of 6 s, 3 s on a flavour sibling: ue_budget)
+race unreg_fork 1 200 unreg-fork "$(ue_budget 6 3)"
+race del_fork 1 15000 del-fork "$(ue_budget 6 3)"
 # Sites 1 and 8 with a fault-in pending (issue 30, item 1): unregistering
 # such an enabler drops its event at once, while the fork probe is between
 # the enabler's check and its event (1) or between loading the event and
 # referencing it (8). Before the fix: a NULL dereference in fork() at 1.
-race fault_unreg_fork 1 10000 fault-unreg-fork "$(ue_budget 8 3)"
-race fault_unreg_fork_ev 8 10000 fault-unreg-fork-ev "$(ue_budget 8 3)"
+race fault_unreg_fork 1 10000 fault-unreg-fork "$(ue_budget 5 3)"
+race fault_unreg_fork_ev 8 10000 fault-unreg-fork-ev "$(ue_budget 5 3)"
 # Site 9: a word faulted in, its page pinned, before the registration's or
 # unregistration's next try, while the main thread forks (a fork loop of
 # 2 s, 1 s on a flavour sibling). Without the pin, each fork there made the

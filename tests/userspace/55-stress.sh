@@ -7,14 +7,14 @@
 # use). Every result is checked against the errnos the spec allows; at
 # quiescence user_events_status, the events directories and dynamic_events
 # agree, and every surviving thread's enable bits equal its events' state.
-# Afterwards nothing is left and the module unloads. The time is 60 s (15 s
+# Afterwards nothing is left and the module unloads. The time is 30 s (15 s
 # on a flavour sibling, ue_budget), or what /tests/stress_secs says (make
 # soak), and on past it until every kind of call has run once (at most
 # 120 s more: stress_test.c, ST_GRACE_SECS); the seed is new each run and
 # printed (UE-INFO): "stress_test SEED SECS" makes the same choices again.
 SUITE=stress
 . /tests/lib.sh
-secs=$(cat /tests/stress_secs 2>/dev/null || ue_budget 60 15)
+secs=$(cat /tests/stress_secs 2>/dev/null || ue_budget 30 15)
 S=/sys/kernel/debug/user_events_dkms/state
 ue_ok insmod insmod /modules/user_events.ko
 # No cmdline recording: the first ftrace event would patch sched_switch's

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The concurrent stress suite (suite stress, issue 14 item 2), run by
- * 55-stress.sh for a given time (60 s in make check, hours in make soak).
+ * 55-stress.sh for a given time (30 s in make check, hours in make soak).
  *
  * Several worker processes of two threads each register, unregister,
  * write, close and reopen, fork (the child works on its copy and exits or
