@@ -3,7 +3,8 @@
 # open, clean unload, reload; kernel.user_events_max comes and goes with
 # the module, and so does its debugfs state file; the files' group and mode
 # from gid= and mode= (issue 29, group_test); a removed event's file held
-# with O_PATH across an unload and a reload.
+# with O_PATH across an unload and a reload; what user-events-check says
+# where the kernel has user_events itself, and where nothing provides it.
 SUITE=module
 . /tests/lib.sh
 KO=/modules/user_events.ko
@@ -242,3 +243,21 @@ ue_ok opath_kept.rmmod rmmod user_events
 ue_eq opath_kept.dmesg_line "$(ue_count_dmesg "$KEPT")" $kept
 ue_eq opath_kept.one_line "$(ue_count_dmesg 'user_events: kept ')" $kept
 ue_nok opath_kept.unloaded test -e /sys/module/user_events
+
+# The package's diagnosis (tools/user-events-check), as root, on a kernel
+# that provides user_events itself: played by the twin loaded alone, whose
+# files the check finds with no module user_events loaded, as it finds a
+# built-in user_events. No Debian kernel has CONFIG_USER_EVENTS=y.
+CHECK=/tests/bin/user-events-check
+ue_ok check_builtin.insmod insmod $TWIN
+$CHECK >/tmp/check.out 2>&1
+ue_eq check_builtin.status $? 0
+ue_eq check_builtin.says "$(grep -c "^ok:   the running kernel $(uname -r) has user_events built in (CONFIG_USER_EVENTS=y): the module is not needed\$" /tmp/check.out)" 1
+ue_eq check_builtin.tracefs "$(grep -c "^ok:   tracefs is at $T\$" /tmp/check.out)" 1
+ue_eq check_builtin.no_complaint "$(grep -c '^no:' /tmp/check.out)" 0
+ue_ok check_builtin.rmmod rmmod user_events_race
+# Nothing loaded, no module installed, no DKMS (this VM): the package.
+$CHECK >/tmp/check.out 2>&1
+ue_eq check_nothing.status $? 1
+ue_eq check_nothing.says "$(grep '^no:\|^      fix:' /tmp/check.out | tr '\n' '|')" \
+	"no:   user_events is not loaded, and the running kernel $(uname -r) does not have it built in|no:   there is no module user_events for $(uname -r), and no DKMS to build one|      fix: apt-get install user-events-dkms|no:   tracefs is mounted at $T, without user_events_data|"

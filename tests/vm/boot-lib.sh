@@ -34,6 +34,8 @@ make_initramfs() { # kernel
 	[ -z "${UE_STRESS_SECS:-}" ] || echo "$UE_STRESS_SECS" >"$ir/tests/stress_secs"
 	[ -z "${UE_SUITE_TIMEOUT:-}" ] || echo "$UE_SUITE_TIMEOUT" >"$ir/tests/suite_timeout"
 	cp "$ubin"/* "$ir/tests/bin/"
+	# (the package's diagnosis, run by suite module)
+	cp "$root/tools/user-events-check" "$ir/tests/bin/"
 	mkdir -p "$ir/tests/selftests"
 	cp "$root/tests/selftests/expected" "$ir/tests/selftests/"
 	for f in "$sbin"/*; do
