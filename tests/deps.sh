@@ -46,7 +46,7 @@ ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" ninja-build
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
 	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static mmdebstrap pkgconf
-	       ovmf mtools dosfstools fdisk e2fsprogs)
+	       ovmf mtools dosfstools fdisk e2fsprogs expect)
 # (make check runs its job graph with ninja, tests/vm/graph.sh; it has
 # debootstrap too: it makes a chroot of each Debian release
 # to build the module in, and mmdebstrap and qemu-user-static for the arm64
@@ -58,7 +58,7 @@ ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" 
 # gcc-aarch64-linux-gnu's binutils); the booted-system test's disks are made
 # without loop devices (tests/system/run.sh: mkfs.ext4 -d of e2fsprogs,
 # dosfstools' mkfs.fat, mtools, fdisk's sfdisk) and booted by ovmf's Secure
-# Boot firmware; its host checks look at what every entry
+# Boot firmware, MokManager's screens driven by expect; its host checks look at what every entry
 # point runs, make check-fresh's included; curl asks the mirror whether it
 # serves a kernel's packages, tests/vm/resolve.sh; pkgconf's pkg-config
 # reads user-events-dev's .pc file, tests/host/package.sh.)
@@ -85,7 +85,7 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		curl xargs renice aarch64-linux-gnu-gcc aarch64-linux-gnu-objcopy
 		qemu-system-aarch64 qemu-aarch64-static mountpoint flock pkg-config
 		aarch64-linux-gnu-readelf sha256sum ninja mmdebstrap dpkg-divert
-		mkfs.ext4 mkfs.fat mmd mcopy sfdisk truncate dd)
+		mkfs.ext4 mkfs.fat mmd mcopy sfdisk truncate dd expect)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 ue_progs_soak=("${ue_progs_check[@]}" awk)
 ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb

@@ -7,17 +7,21 @@
 #   - Each run, in an overlay over it: apt-get install of our .debs, so
 #     that DKMS builds the module and signs it with the key it makes
 #     itself (Debian 11's DKMS 2.8 signs nothing: there, first the steps
-#     the README gives for it); samples/example.c built with
-#     user-events-dev; a group "tracers" (gid 4242) named by the shipped
+#     the README gives for it); where systems.list names another suite's
+#     kernel, that kernel installed with apt after them (an upgrade: DKMS's
+#     kernel hook builds the module for it), which then boots;
+#     samples/example.c built with user-events-dev; the module built by
+#     hand with make; a group "tracers" (gid 4242) named by the shipped
 #     /etc/modprobe.d line, a member and an outsider; the test
 #     (guest-test) as a unit that runs once the system is up.
 #   - A GPT disk of it (an EFI system partition with shim as the removable
 #     boot path, the root as ext4), made without loop devices
 #     (mkfs.ext4 -d, mtools, sfdisk).
-#   - Booted under OVMF with Secure Boot on (QEMU, TCG): with the DKMS
-#     certificate in MokList (virt-fw-vars --add-mok, in the trixie
-#     chroot), twice, the second boot a reboot of the first; then once
-#     without it.
+#   - Booted under OVMF with Secure Boot on (QEMU, TCG), in the README's
+#     order: once with the DKMS certificate not enrolled (the module
+#     refused; mokutil --import), the reboot into MokManager, driven over
+#     the serial console (mokmanager.exp), then twice with it enrolled,
+#     the second boot a reboot of the first.
 # Usage: run.sh list                   the systems: "NAME RELEASE" lines
 #        run.sh image NAME WORK [NOTES]
 #                                      the system, made or made again when
@@ -35,7 +39,6 @@ vmdir=$root/tests/vm
 UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 log() { printf '== system %s: %s\n' "${name:-}" "$*" >&2; }
 . "$vmdir/apt-lib.sh"
-. "$vmdir/chroot-lib.sh"
 . "$vmdir/vm-lib.sh"
 
 phase=$1 name=${2:-} work=${3:-} notes=/dev/null
@@ -52,6 +55,8 @@ ovmf_vars=/usr/share/OVMF/OVMF_VARS_4M.ms.fd
 shim_guid=605dab50-e046-4300-abb6-3dd810dd8b23
 # The group of the modprobe.d line, and its users.
 group_gid=4242
+# The password mokutil --import is given, and MokManager then asks for.
+mok_password=ue-test
 boots=2
 
 sys_dir() { echo "$UE_CACHE/system/$1"; }
@@ -79,12 +84,18 @@ ns_chroot() {
 # What the system has besides minbase: systemd and udev, the release's
 # kmod and DKMS with what makes and signs its key (openssl: on a user's
 # machine ca-certificates brings it), mokutil, the initramfs, fsck for the
-# root, what user-events-dev's build of the example needs (cc: gcc), and the kernel
-# (its signed image) with its headers from the suite of systems.list.
-sys_pkgs() { # RELEASE KERNEL-SUITE
-	local s=
-	[ "$2" = "$1" ] || s=/$2
-	echo "systemd,systemd-sysv,udev,kmod,dkms,openssl,ca-certificates,initramfs-tools,e2fsprogs,zstd,mokutil,procps,gcc,pkgconf,libc6-dev,linux-image-amd64$s,linux-headers-amd64$s"
+# root, what user-events-dev's build of the example needs (cc: gcc), and the
+# release's kernel (its signed image) with its headers.
+sys_pkgs() { # RELEASE
+	echo "systemd,systemd-sysv,udev,kmod,dkms,openssl,ca-certificates,initramfs-tools,e2fsprogs,zstd,mokutil,procps,gcc,pkgconf,libc6-dev,linux-image-amd64,linux-headers-amd64"
+}
+# The kernel of another suite that a system is upgraded to (systems.list):
+# its packages, downloaded into the system's /var/cache/ue-upgrade (apt
+# fetches only what it lacks), for apt to install from there at each run.
+upgrade_pkgs="linux-image-amd64 linux-headers-amd64"
+upgrade_download() { # ROOT SUITE
+	ns_chroot "$1" sh -c "mkdir -p /var/cache/ue-upgrade/partial &&
+		apt-get install -q -y --download-only -t $2 -o Dir::Cache::archives=/var/cache/ue-upgrade $upgrade_pkgs"
 }
 # The initramfs with the modules of QEMU's disk and the root's file system
 # only (the kernel's postinst makes it; "most" would be 36 MB to unpack
@@ -96,20 +107,21 @@ initramfs_hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs
 efi_pkgs="shim-signed shim-helpers-amd64-signed grub-efi-amd64-signed"
 
 image() {
-	local d rel ksuite want kr a srcs=() uri s n
+	local d rel ksuite want stamp kr a srcs=() uri s n
 	d=$(sys_dir "$name")
 	read -r rel ksuite < <(sys_fields "$name") || { result fail image "no system $name in systems.list"; return 1; }
-	want=$(sys_pkgs "$rel" "$ksuite")
+	want=$(sys_pkgs "$rel") stamp=$want
+	[ "$ksuite" = "$rel" ] || stamp="$want upgrade:$ksuite"
 	mkdir -p "$work"
-	# virt-fw-vars, for the firmware's variables (vars), from the trixie
-	# chroot: here, early, rather than beside the install test's long use
-	# of that chroot, which an installation there would wait for.
-	ue_chroot_pkgs trixie python3-virt-firmware >"$work/virt-firmware.log" 2>&1 ||
-		{ result fail image "python3-virt-firmware in the trixie chroot: $(tail -1 "$work/virt-firmware.log")"; return 1; }
-	if [ "$(cat "$d/stamp" 2>/dev/null)" = "$want" ]; then
+	if [ "$(cat "$d/stamp" 2>/dev/null)" = "$stamp" ]; then
 		# Made again when anything in it has a newer version.
 		if ns_chroot "$d/root" apt-get update -q >"$work/apt-update.log" 2>&1; then
 			n=$(ns_chroot "$d/root" apt-get -s -q dist-upgrade 2>>"$work/apt-update.log" | grep -c '^Inst ')
+			if [ "$n" = 0 ] && [ "$ksuite" != "$rel" ] &&
+			   ! upgrade_download "$d/root" "$ksuite" >"$work/upgrade-download.log" 2>&1; then
+				result fail image "the $ksuite kernel's packages: $(tail -1 "$work/upgrade-download.log")"
+				return 1
+			fi
 			[ "$n" != 0 ] || { result pass image; return 0; }
 			log "$n packages of $rel changed: made again"
 		else
@@ -148,12 +160,16 @@ image() {
 		return 1
 	fi
 	mv "$d/root.new"/tmp/*.deb "$d/efi.new/debs/"
+	if [ "$ksuite" != "$rel" ] && ! upgrade_download "$d/root.new" "$ksuite" >"$work/upgrade-download.log" 2>&1; then
+		result fail image "the $ksuite kernel's packages: $(tail -1 "$work/upgrade-download.log")"
+		return 1
+	fi
 	for s in "$d/efi.new/debs/"*.deb; do dpkg-deb -x "$s" "$d/efi.new/x"; done
 	for s in shim/shimx64.efi.signed shim/mmx64.efi.signed grub/x86_64-efi-signed/grubx64.efi.signed; do
 		cp "$d/efi.new/x/usr/lib/$s" "$d/efi.new/" || { result fail image "no /usr/lib/$s in $efi_pkgs"; return 1; }
 	done
 	rm -rf "$d/efi.new/x" "$d/root" "$d/efi"
-	mv "$d/root.new" "$d/root" && mv "$d/efi.new" "$d/efi" && echo "$want" >"$d/stamp"
+	mv "$d/root.new" "$d/root" && mv "$d/efi.new" "$d/efi" && echo "$stamp" >"$d/stamp"
 	result pass image
 }
 
@@ -162,7 +178,7 @@ image() {
 # shellcheck disable=SC2016
 setup_script='
 set -eu
-rel=$1 gid=$2
+rel=$1 gid=$2 ksuite=$3
 export DEBIAN_FRONTEND=noninteractive
 if [ "$rel" = bullseye ]; then
 	# DKMS 2.8 signs nothing by itself: the README'"'"'s steps for it, a key
@@ -174,6 +190,20 @@ if [ "$rel" = bullseye ]; then
 fi
 apt-get install -y -q /tmp/ue/user-events-dkms_*_all.deb /tmp/ue/user-events-dev_*_all.deb
 cc $(pkg-config --cflags user-events) -o /usr/local/bin/example /tmp/ue/example.c
+if [ "$ksuite" != "$rel" ]; then
+	# The upgrade: the newer kernel and its headers with apt, from what
+	# the image downloaded; /vmlinuz then names it, and it boots.
+	apt-get install -y -q --no-download -t "$ksuite" -o Dir::Cache::archives=/var/cache/ue-upgrade \
+		linux-image-amd64 linux-headers-amd64
+fi
+# A module built by hand with make (README, Building) from the package'"'"'s
+# sources, for the kernel that boots: the booted system signs it with the
+# README'"'"'s command.
+kr=$(basename "$(readlink -f /vmlinuz)")
+cp -a /usr/src/user-events-*/ /root/ue-hand
+make -s -C /root/ue-hand KDIR="/lib/modules/${kr#vmlinuz-}/build" >/root/ue-hand.log 2>&1 ||
+	{ tail -5 /root/ue-hand.log; exit 1; }
+test -f /root/ue-hand/user_events.ko
 groupadd -g "$gid" tracers
 useradd -m -u 1001 -G tracers uemember
 useradd -m -u 1002 ueoutsider
@@ -202,7 +232,7 @@ disk() {
 	# shellcheck disable=SC2016
 	if ! unshare -m --propagation private bash -c '
 		set -e
-		d=$1 w=$2 debs=$3 here=$4 root=$5 rel=$6 gid=$7 uuid=$8 script=$9
+		d=$1 w=$2 debs=$3 here=$4 root=$5 rel=$6 gid=$7 uuid=$8 script=$9 ksuite=${10}
 		m=$w/merged
 		mount -t overlay overlay -o "lowerdir=$d/root,upperdir=$w/upper,workdir=$w/ovw" "$m"
 		mkdir -p "$m/tmp/ue" "$m/usr/local/lib/ue-test" "$m/var/lib/ue-test"
@@ -216,7 +246,7 @@ disk() {
 			mount -t proc proc "$m/proc"
 			mount --rbind /dev "$m/dev"
 			chroot "$m" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-				LANG=C.UTF-8 sh -c "$script" _ "$rel" "$gid"
+				LANG=C.UTF-8 sh -c "$script" _ "$rel" "$gid" "$ksuite"
 		)
 		# (what a maintainer script left running in it, then its mounts)
 		for p in /proc/[0-9]*; do
@@ -224,14 +254,12 @@ disk() {
 		done
 		umount -R -l "$m/dev" "$m/proc"
 		rm -rf "$m/tmp/ue"
-		# The certificate DKMS signed with: enrolled by the firmware variables.
-		if [ -f "$m/var/lib/dkms/mok.pub" ]; then cp "$m/var/lib/dkms/mok.pub" "$w/mok.der"
-		else cp "$m/root/mok.der" "$w/mok.der"; fi
 		readlink -f "$m/vmlinuz" >"$w/vmlinuz.path"
+		ls "$m"/boot/vmlinuz-* | wc -l >"$w/kernels.count"
 		readlink -f "$m/initrd.img" >"$w/initrd.path"
 		sz=$(du -sm --apparent-size "$m" | cut -f1)
 		mkfs.ext4 -q -F -U "$uuid" -L root -d "$m" "$w/root.img" "$(( sz * 13 / 10 + 300 ))M"
-	' _ "$d" "$work" "$debs" "$here" "$root" "$rel" "$group_gid" "$uuid" "$setup_script" \
+	' _ "$d" "$work" "$debs" "$here" "$root" "$rel" "$group_gid" "$uuid" "$setup_script" "$ksuite" \
 		>"$work/setup.log" 2>&1; then
 		result fail installed "$(tail -3 "$work/setup.log" | tr '\n' ' ')"
 		return 1
@@ -276,24 +304,6 @@ EOF
 	result pass disk
 }
 
-# vars: WORK/vars-enrolled.fd, OVMF's variables with the DKMS certificate
-# in MokList (as MokManager leaves it after "Enroll MOK").
-vars() {
-	local v=$work/vfw
-	mkdir -p "$v"
-	openssl x509 -inform DER -in "$work/mok.der" -out "$v/mok.pem" &&
-		cp "$ovmf_vars" "$v/vars.fd" ||
-		{ result fail vars "$work/mok.der is no certificate"; return 1; }
-	if ! ue_chroot_run trixie --bind "$v" virt-fw-vars -i "$v/vars.fd" -o "$v/vars-enrolled.fd" \
-		--add-mok "$shim_guid" "$v/mok.pem" >"$work/vfw.log" 2>&1; then
-		result fail vars "virt-fw-vars: $(tail -1 "$work/vfw.log")"
-		return 1
-	fi
-	mv "$v/vars-enrolled.fd" "$work/"
-	rm -rf "$v"
-	result pass vars
-}
-
 # boot_mode MODE VARS N: the system booted N times under OVMF with Secure
 # Boot on, each boot a QEMU of its own that guest-test powers off (the
 # second boot finds what the first left on the disk, as after a reboot; a
@@ -305,11 +315,12 @@ vars() {
 # 15 s after the firmware) stalled before anything of ours ran: it is tried
 # once more, said in a note.
 boot_mode() {
-	local mode=$1 vars=$2 n=$3 con k c got rc try splats t0
-	printf '%s %s\n' "$mode" "$n" >"$work/control.img"
+	local mode=$1 vars=$2 n=$3 con k c got rc try splats t0 kr
+	kr=$(basename "$(cat "$work/vmlinuz.path")")
+	printf '%s %s %s %s %s\n' "$mode" "$n" "${kr#vmlinuz-}" "$(cat "$work/kernels.count")" \
+		"$mok_password" >"$work/control.img"
 	truncate -s 4096 "$work/control.img"
 	cp "$vars" "$work/vars-$mode.run.fd"
-	ue_qemu_argv amd64
 	for k in $(seq 1 "$n"); do
 		con=$work/console-$mode-$k.log
 		for try in 1 2; do
@@ -349,18 +360,46 @@ boot_mode() {
 	done
 }
 
+# qemu_argv VARS: the array sys_qemu, QEMU with OVMF's Secure Boot
+# firmware and the variables VARS, the disk and the control disk, ended by
+# the guest's reset or power-off (-no-reboot), its serial port left to the
+# caller.
+qemu_argv() {
+	ue_qemu_argv amd64
+	sys_qemu=(timeout "${UE_SYSTEM_TIMEOUT:-600}" "${ue_qemu[@]}" -accel tcg,thread=multi
+		-machine q35,smm=on -cpu max -m 1024 -smp 2 -no-reboot
+		-global driver=cfi.pflash01,property=secure,value=on
+		-drive if=pflash,format=raw,unit=0,file="$ovmf_code",readonly=on
+		-drive if=pflash,format=raw,unit=1,file="$1"
+		-drive file="$work/disk.img",if=virtio,format=raw
+		-drive file="$work/control.img",if=virtio,format=raw,readonly=on
+		-display none -monitor none -nic none)
+}
+
 # boot_once CONSOLE: one QEMU run of the disk, until the guest powers off
 # (or UE_SYSTEM_TIMEOUT seconds, default 600, have passed).
 boot_once() {
 	rm -f "$1"
-	exec timeout "${UE_SYSTEM_TIMEOUT:-600}" "${ue_qemu[@]}" -accel tcg,thread=multi \
-		-machine q35,smm=on -cpu max -m 1024 -smp 2 -no-reboot \
-		-global driver=cfi.pflash01,property=secure,value=on \
-		-drive if=pflash,format=raw,unit=0,file="$ovmf_code",readonly=on \
-		-drive if=pflash,format=raw,unit=1,file="$work/vars-$mode.run.fd" \
-		-drive file="$work/disk.img",if=virtio,format=raw \
-		-drive file="$work/control.img",if=virtio,format=raw,readonly=on \
-		-display none -monitor none -nic none -serial file:"$1" </dev/null >"$1.qemu" 2>&1
+	qemu_argv "$work/vars-$mode.run.fd"
+	exec "${sys_qemu[@]}" -serial file:"$1" </dev/null >"$1.qemu" 2>&1
+}
+
+# mokmanager: the reboot after the not-enrolled boot, whose mokutil --import
+# queued the DKMS certificate: shim finds it and starts MokManager, which
+# mokmanager.exp drives over the serial console as the README tells a
+# user to. WORK/vars-mok.fd: the variables it leaves, for the enrolled
+# boots. (The console in WORK/console-mokmanager.log.)
+mokmanager() {
+	local t0 rc
+	t0=$(date +%s)
+	cp "$work/vars-not-enrolled.run.fd" "$work/vars-mok.fd"
+	qemu_argv "$work/vars-mok.fd"
+	expect "$here/mokmanager.exp" "$work/console-mokmanager.log" "$mok_password" \
+		"${sys_qemu[@]}" -serial stdio >"$work/mokmanager.out" 2>&1
+	rc=$?
+	log "MokManager: $(( $(date +%s) - t0 ))s"
+	check_eq mokmanager.enrolled "$rc $(cat "$work/mokmanager.out")" "0 "
+	return $rc
 }
 
 # wait_booted CONSOLE PID LIMIT: PID's status; 125 (and PID killed) when
@@ -388,7 +427,6 @@ prepare() {
 	ls "$debs"/user-events-dkms_*_all.deb >/dev/null 2>&1 ||
 		{ result fail installed "no .debs in $debs (the install test's build)"; return 0; }
 	disk || return 0
-	vars || return 0
 	touch "$work/ready"
 }
 
@@ -396,8 +434,14 @@ boot() {
 	notes=$1
 	# (prepare said why where it made no disk)
 	[ -f "$work/ready" ] || return 0
-	boot_mode enrolled "$work/vars-enrolled.fd" "$boots"
+	# The README's order: the key not enrolled (the module refused; then
+	# mokutil --import), MokManager at the reboot, then the module loads.
 	boot_mode not-enrolled "$ovmf_vars" 1
+	if mokmanager; then
+		boot_mode enrolled "$work/vars-mok.fd" "$boots"
+	else
+		result fail enrolled.booted "not run: MokManager did not enroll the key"
+	fi
 	# (the consoles stay; the disk, 1.5 GB, does not)
 	rm -f "$work/disk.img" "$work"/*.fd
 }

@@ -178,14 +178,14 @@ if [ "$vms_only" != 1 ]; then
 		edge "install-steps.$r-arm64" emu "arm64-root.$r" userspace.arm64 $(modules_of $rows)
 	done
 	# --- the booted-system test (tests/system/run.sh) --------------------------------
-	# Each system's image with the debootstraps (mmdebstrap; warm, apt's
-	# answer to whether its packages changed; it puts virt-fw-vars in the
-	# trixie chroot); its disk with the install steps once its release's
-	# steps have made the .debs; its boots in a VM slot. A run without that
+	# Each system's image in the debootstraps' pool, after them in this
+	# file (mmdebstrap; warm, apt's answer to whether its packages
+	# changed); its disk with the install steps once its release's steps
+	# have made the .debs; its boots in a VM slot. A run without that
 	# release's rows has no system of it.
 	while read -r s r; do
-		[ -n "$(rows_of "$r" amd64)" ] && [ -n "$(rows_of trixie amd64)" ] || continue
-		edge "system-image.$s" chroot chroot.trixie
+		[ -n "$(rows_of "$r" amd64)" ] || continue
+		edge "system-image.$s" chroot
 		edge "system-disk.$s" install "system-image.$s" "install-steps.$r"
 		edge "system.$s" vm "system-disk.$s"
 	done < <("$vmdir/../system/run.sh" list)
