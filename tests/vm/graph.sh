@@ -21,10 +21,17 @@
 #           slots for a minute while the debug row's modules, ready a moment
 #           later, waited (the first VM at 138 s of a warm run)
 #   host    the heavier host checks, one at a time, and
-#   install the install test's steps, two at a time: pools of their own,
-#           so that they never hold a module build back (in one pool with
-#           the modules, host.deps and host.run, ready before any module,
-#           took both slots and the modules were built one at a time)
+#   install the install test's steps, three at a time: pools of their
+#           own, so that they never hold a module build back (in one pool
+#           with the modules, host.deps and host.run, ready before any
+#           module, took both slots and the modules were built one at a
+#           time); they wait on dpkg more than they compute (500 s for 50
+#           CPU s each), and with two slots trixie's, which two booted
+#           systems and user-events-run's checks wait for, began at 610 s
+#   system  the booted systems' boots, one at a time, beside the two VM
+#           slots and after the debug rows' VMs (a third guest beside those
+#           slowed them past their limits): in the VM pool their 680 s
+#           came after every VM row, at the end of the run
 #   kernel  our debug kernels' builds, one at a time (each is make -j)
 #   fetch   downloads, three at a time
 #   chroot  debootstraps, and the booted-system test's images, one at a time
@@ -91,12 +98,14 @@ pool progs
 pool host
   depth = 1
 pool install
-  depth = 2
+  depth = 3
 pool kernel
   depth = 1
 pool fetch
   depth = 3
 pool chroot
+  depth = 1
+pool system
   depth = 1
 pool emu
   depth = 1
@@ -187,7 +196,8 @@ if [ "$vms_only" != 1 ]; then
 		[ -n "$(rows_of "$r" amd64)" ] || continue
 		edge "system-image.$s" chroot
 		edge "system-disk.$s" install "system-image.$s" "install-steps.$r"
-		edge "system.$s" vm "system-disk.$s"
+		# shellcheck disable=SC2046
+		edge "system.$s" system "system-disk.$s" $(for k in $debug_kernels; do echo "vm.$k"; done)
 	done < <("$vmdir/../system/run.sh" list)
 	for r in $releases; do
 		[ -z "$(rows_of "$r" amd64)" ] || edge "install-boot.$r" vm "install-steps.$r"
