@@ -26,9 +26,8 @@
 #        run.sh image NAME WORK [NOTES]
 #                                      the system, made or made again when
 #                                      its release's packages changed
-#        run.sh prepare NAME WORK DEBS the run's disk and firmware
-#                                      variables; DEBS holds the .debs of
-#                                      make deb
+#        run.sh prepare NAME WORK DEBS the run's disk; DEBS holds the
+#                                      .debs of make deb
 #        run.sh boot NAME WORK NOTES   its boots
 # Prints "host system pass|fail NAME.<case> [detail]" lines; logs in WORK.
 set -uo pipefail
@@ -51,8 +50,6 @@ check_eq() { # CASE GOT WANT
 # variables with Microsoft's keys enrolled (which sign Debian's shim).
 ovmf_code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
 ovmf_vars=/usr/share/OVMF/OVMF_VARS_4M.ms.fd
-# The owner of the MokList entries shim makes (its SHIM_LOCK_GUID).
-shim_guid=605dab50-e046-4300-abb6-3dd810dd8b23
 # The group of the modprobe.d line, and its users.
 group_gid=4242
 # The password mokutil --import is given, and MokManager then asks for.
@@ -420,8 +417,8 @@ wait_booted() {
 	wait "$2"
 }
 
-# prepare DEBS: the run's disk and firmware variables, in WORK (its own job,
-# so that a VM slot waits only for the boots).
+# prepare DEBS: the run's disk, in WORK (its own job,
+# so that a system slot waits only for the boots).
 prepare() {
 	debs=$1
 	rm -f "$work/ready"

@@ -25,9 +25,9 @@
 #           own, so that they never hold a module build back (in one pool
 #           with the modules, host.deps and host.run, ready before any
 #           module, took both slots and the modules were built one at a
-#           time); they wait on dpkg more than they compute (500 s for 50
-#           CPU s each), and with two slots trixie's, which two booted
-#           systems and user-events-run's checks wait for, began at 610 s
+#           time); they wait on dpkg more than they compute, and trixie's,
+#           which two booted systems and user-events-run's checks wait
+#           for, needs a slot beside bullseye's and bookworm's
 #   system  the booted systems' boots, one at a time, beside the two VM
 #           slots and after the debug rows' VMs (a third guest beside those
 #           slowed them past their limits): in the VM pool their 680 s
@@ -177,9 +177,10 @@ if [ "$vms_only" != 1 ]; then
 	# qemu-user); the boots of what DKMS built, last.
 	# (a release no booted system stands on, sid, after the release of
 	# user-events-run's checks, trixie, whose steps two systems and those
-	# checks wait for: in the three slots with the others, it came first
-	# and trixie's began at 890 s)
-	sys_releases=" $("$vmdir/../system/run.sh" list | awk '{ print $2 }' | tr '\n' ' ') "
+	# checks wait for: sid's modules are ready first, and took a slot
+	# trixie's steps then waited for)
+	systems=$("$vmdir/../system/run.sh" list)
+	sys_releases=" $(echo "$systems" | awk '{ print $2 }' | tr '\n' ' ') "
 	first=
 	[ -z "$run_kernel" ] || first=${krel[$run_kernel]}
 	for r in $releases; do
@@ -199,15 +200,15 @@ if [ "$vms_only" != 1 ]; then
 	# Each system's image in the debootstraps' pool, after them in this
 	# file (mmdebstrap; warm, apt's answer to whether its packages
 	# changed); its disk with the install steps once its release's steps
-	# have made the .debs; its boots in a VM slot. A run without that
-	# release's rows has no system of it.
+	# have made the .debs; its boots in the system pool. A run without
+	# that release's rows has no system of it.
 	while read -r s r; do
 		[ -n "$(rows_of "$r" amd64)" ] || continue
 		edge "system-image.$s" chroot
 		edge "system-disk.$s" install "system-image.$s" "install-steps.$r"
 		# shellcheck disable=SC2046
 		edge "system.$s" system "system-disk.$s" $(for k in $debug_kernels; do echo "vm.$k"; done)
-	done < <("$vmdir/../system/run.sh" list)
+	done <<<"$systems"
 	for r in $releases; do
 		[ -z "$(rows_of "$r" amd64)" ] || edge "install-boot.$r" vm "install-steps.$r"
 		[ -z "$(rows_of "$r" arm64)" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64"

@@ -10,7 +10,7 @@ job_system_image() {
 	say "booted system $1: image ready in $(( $(date +%s) - t0 ))s (logs: $build/system/$1/)"
 }
 
-# system-disk.NAME: the .debs installed, the disk and the firmware's variables.
+# system-disk.NAME: the .debs installed, and the disk.
 job_system_disk() {
 	local t0=$(date +%s)
 	ue_job "system-disk $1" "$root/tests/system/run.sh" prepare "$1" "$build/system/$1" \
