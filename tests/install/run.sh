@@ -10,14 +10,14 @@
 #     header only (cc $(pkg-config --cflags user-events) -static);
 #   - then each kernel booted in QEMU with the .ko DKMS built for it, and a
 #     smoke test (tests/install/smoke-init) that runs that example.
-# make check runs the two phases apart: the steps beside the other VMs
-# (PHASE "steps"), the boots after them ("boot", in the WORKDIR the steps
-# left).
-# The .debs are built once per run, in WORKDIR/../debs: this tree's, and the
-# previous release's (the newest tag's tree; without a tag, this tree as
-# VERSION~prev1, which a NOTE line says).
+# make check runs the phases apart: the .debs once per run (PHASE "debs",
+# into WORKDIR/../debs of the other phases), the steps beside the other VMs
+# ("steps"), the boots after them ("boot", in the WORKDIR the steps left).
+# The .debs: this tree's, and the previous release's (the newest tag's
+# tree; without a tag, this tree as VERSION~prev1, which a NOTE line says).
 #
-# Usage: run.sh steps|arm64|boot WORKDIR EXAMPLE-BINARY NOTES RELEASE KERNEL...
+# Usage: run.sh debs DEBSDIR NOTES
+#        run.sh steps|arm64|boot WORKDIR EXAMPLE-BINARY NOTES RELEASE KERNEL...
 #   (KERNEL: short names of kernels.list rows of RELEASE; arm64: the
 #   release's arm64 rows, DKMS in an arm64 root instead of the steps, with
 #   EXAMPLE-BINARY built for arm64)
@@ -37,15 +37,21 @@ UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 . "$vmdir/vm-lib.sh"
 . "$vmdir/apt-lib.sh"
 . "$vmdir/chroot-lib.sh"
-phase=$1 work=$2 example=$3 notes=$4 release=$5
-shift 5
+phase=$1 work=$2
+if [ "$phase" = debs ]; then
+	notes=$3 release=
+	shift 3
+else
+	example=$3 notes=$4 release=$5
+	shift 5
+fi
 version=$(cat "$root/VERSION")
 vm_timeout=${UE_VM_TIMEOUT:-600}
 debs=$(dirname "$work")/debs
 
-log() { printf '== install %s: %s\n' "$release" "$*" >&2; }
+log() { printf '== install%s: %s\n' "${release:+ $release}" "$*" >&2; }
 result() { echo "$1 install $2 $3${4:+ $4}"; }
-hres() { result host "$1" "$release.$2" "${3:-}"; }
+hres() { result host "$1" "${release:+$release.}$2" "${3:-}"; }
 
 if [ "$(id -u)" != 0 ]; then
 	hres fail root "the install test installs packages in chroots: run make check as root"
@@ -59,50 +65,52 @@ for k in "$@"; do
 	rels+=("$r")
 done
 
-# --- the .debs: this tree's and the previous release's (once per run) ----------
-# debs_built: they are in $debs (made once per run), and $prev names the
-# previous one's version; 1 (said) if they could not be made.
-debs_built() {
+# --- the .debs: this tree's and the previous release's ---------------------------
+# debs: make deb in copies of this tree and of the previous release's, into
+# WORK (the run's build/check/install/debs, its own job: the install steps
+# and the booted systems install them).
+debs() {
+	local tag prev
 	# make_deb TREE: make deb in a copy of TREE (its debian/changelog names the version).
 	make_deb() {
-		make -C "$1" deb >"$1.deb.log" 2>&1 && cp "$1"/build/deb/*.deb "$debs/"
+		make -C "$1" deb >"$1.deb.log" 2>&1 && cp "$1"/build/deb/*.deb "$work/"
 	}
-	# (make check runs the releases' steps at once: the first builds them,
-	# the others wait on the lock)
-	local lk
-	mkdir -p "$(dirname "$debs")" && exec {lk}>"$debs.lock" ||
-		{ hres fail debs_built "cannot open $debs.lock"; return 1; }
-	flock "$lk"
-	if [ ! -f "$debs/.done" ]; then
-		rm -rf "$debs" && mkdir -p "$debs"
-		mkdir -p "$debs/src"
-		cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,tools,debian,README.md} "$debs/src/"
-		tag=$(git -C "$root" describe --tags --abbrev=0 2>/dev/null)
-		mkdir -p "$debs/prev"
-		if [ -n "$tag" ]; then
-			git -C "$root" archive "$tag" | tar -x -C "$debs/prev"
-			prev=$(cat "$debs/prev/VERSION")
-			echo "NOTE install: the package upgrade starts from $tag ($prev)" >>"$notes"
-		else
-			cp -a "$debs/src/." "$debs/prev/"
-			prev=$version~prev1
-			echo "$prev" >"$debs/prev/VERSION"
-			sed -i "1s/([^)]*)/($prev)/" "$debs/prev/debian/changelog"
-			echo "NOTE install: no release tag: the package upgrade starts from this tree built as $prev" >>"$notes"
-		fi
-		log "building the .debs of $version and $prev"
-		if make_deb "$debs/src" && make_deb "$debs/prev"; then
-			echo "$prev" >"$debs/.done"
-		else
-			hres fail debs_built "see $debs/src.deb.log and $debs/prev.deb.log"
-			exec {lk}>&-
-			return 1
-		fi
-		# autopkgtest reads the source tree: without what a build left in it.
-		rm -rf "$debs/src/build" "$debs/prev"
+	rm -rf "$work" && mkdir -p "$work/src" "$work/prev"
+	cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,tools,debian,README.md} "$work/src/"
+	tag=$(git -C "$root" describe --tags --abbrev=0 2>/dev/null)
+	if [ -n "$tag" ]; then
+		git -C "$root" archive "$tag" | tar -x -C "$work/prev"
+		prev=$(cat "$work/prev/VERSION")
+		echo "NOTE install: the package upgrade starts from $tag ($prev)" >>"$notes"
+	else
+		cp -a "$work/src/." "$work/prev/"
+		prev=$version~prev1
+		echo "$prev" >"$work/prev/VERSION"
+		sed -i "1s/([^)]*)/($prev)/" "$work/prev/debian/changelog"
+		echo "NOTE install: no release tag: the package upgrade starts from this tree built as $prev" >>"$notes"
 	fi
-	exec {lk}>&-
-	prev=$(cat "$debs/.done")
+	log "building the .debs of $version and $prev"
+	if ! make_deb "$work/src" || ! make_deb "$work/prev"; then
+		hres fail debs_built "see $work/src.deb.log and $work/prev.deb.log"
+		return
+	fi
+	# autopkgtest reads the source tree: without what a build left in it.
+	rm -rf "$work/src/build" "$work/prev"
+	hres pass debs_built
+}
+
+# debs_built: the .debs are in $debs (the debs job made them), and $prev
+# names the previous release's version; 1 (said) if they are not.
+debs_built() {
+	local d
+	for d in "$debs/user-events-dkms_"*_all.deb; do
+		d=${d##*/user-events-dkms_} d=${d%_all.deb}
+		[ "$d" = "$version" ] || prev=$d
+	done
+	if [ ! -f "$debs/user-events-dkms_${version}_all.deb" ] || [ -z "${prev:-}" ]; then
+		hres fail debs_built "no .debs in $debs (the debs job)"
+		return 1
+	fi
 }
 
 steps() {
@@ -252,9 +260,10 @@ boot() {
 }
 
 case $phase in
+debs) debs ;;
 steps) steps ;;
 arm64) arm64_steps ;;
 boot) boot ;;
-*) hres fail usage "phase '$phase', want steps, arm64 or boot" ;;
+*) hres fail usage "phase '$phase', want debs, steps, arm64 or boot" ;;
 esac
 exit 0

@@ -21,13 +21,14 @@
 #           slots for a minute while the debug row's modules, ready a moment
 #           later, waited (the first VM at 138 s of a warm run)
 #   host    the heavier host checks, one at a time, and
-#   install the install test's steps, three at a time: pools of their
-#           own, so that they never hold a module build back (in one pool
-#           with the modules, host.deps and host.run, ready before any
-#           module, took both slots and the modules were built one at a
-#           time); they wait on dpkg more than they compute, and trixie's,
-#           which two booted systems and user-events-run's checks wait
-#           for, needs a slot beside bullseye's and bookworm's
+#   install the .debs, the install test's steps and the booted systems'
+#           disks, three at a time: pools of their own, so that they never
+#           hold a module build back (in one pool with the modules,
+#           host.deps and host.run, ready before any module, took both
+#           slots and the modules were built one at a time); they wait on
+#           dpkg more than they compute, and trixie's steps, which
+#           user-events-run's checks wait for, need a slot beside
+#           bullseye's and bookworm's
 #   system  the booted systems' boots, one at a time, beside the two VM
 #           slots and after the debug rows' VMs (a third guest beside those
 #           slowed them past their limits): in the VM pool their 680 s
@@ -176,36 +177,37 @@ if [ "$vms_only" != 1 ]; then
 	# root for a release's arm64 rows (arm64-root.sh, begun early under
 	# qemu-user); the boots of what DKMS built, last.
 	# (a release no booted system stands on, sid, after the release of
-	# user-events-run's checks, trixie, whose steps two systems and those
-	# checks wait for: sid's modules are ready first, and took a slot
-	# trixie's steps then waited for)
+	# user-events-run's checks, trixie, whose steps those checks wait for:
+	# sid's modules are ready first, and took a slot trixie's steps then
+	# waited for)
 	systems=$("$vmdir/../system/run.sh" list)
 	sys_releases=" $(echo "$systems" | awk '{ print $2 }' | tr '\n' ' ') "
 	first=
 	[ -z "$run_kernel" ] || first=${krel[$run_kernel]}
+	edge debs install
 	for r in $releases; do
 		rows=$(rows_of "$r" amd64)
 		after=
 		[[ -n $first && $r != "$first" && $sys_releases != *" $r "* ]] && after=install-steps.$first
 		# shellcheck disable=SC2086
-		[ -z "$rows" ] || edge "install-steps.$r" install userspace.amd64 $(modules_of $rows) $after
+		[ -z "$rows" ] || edge "install-steps.$r" install debs userspace.amd64 $(modules_of $rows) $after
 		rows=$(rows_of "$r" arm64)
 		[ -n "$rows" ] || continue
 		# shellcheck disable=SC2046,SC2086
 		edge "arm64-root.$r" emu $(fetches_of $rows)
 		# shellcheck disable=SC2086
-		edge "install-steps.$r-arm64" emu "arm64-root.$r" userspace.arm64 $(modules_of $rows)
+		edge "install-steps.$r-arm64" emu debs "arm64-root.$r" userspace.arm64 $(modules_of $rows)
 	done
 	# --- the booted-system test (tests/system/run.sh) --------------------------------
 	# Each system's image in the debootstraps' pool, after them in this
 	# file (mmdebstrap; warm, apt's answer to whether its packages
-	# changed); its disk with the install steps once its release's steps
-	# have made the .debs; its boots in the system pool. A run without
-	# that release's rows has no system of it.
+	# changed); its disk in the install steps' pool once the .debs are
+	# made; its boots in the system pool, in the order of systems.list.
+	# A run without that release's rows has no system of it.
 	while read -r s r; do
 		[ -n "$(rows_of "$r" amd64)" ] || continue
 		edge "system-image.$s" chroot
-		edge "system-disk.$s" install "system-image.$s" "install-steps.$r"
+		edge "system-disk.$s" install "system-image.$s" debs
 		# shellcheck disable=SC2046
 		edge "system.$s" system "system-disk.$s" $(for k in $debug_kernels; do echo "vm.$k"; done)
 	done <<<"$systems"

@@ -1,7 +1,7 @@
 # make check's install test (sourced by tests/vm/job.sh, bash; the test is
-# tests/install/run.sh): its steps in each release's chroot (the .deb with
-# that release's dkms, kernel and package upgrades, autopkgtest) once the
-# release's modules are built, the .deb with DKMS in an arm64 root for the
+# tests/install/run.sh): the .debs, its steps in each release's chroot
+# (the .deb with that release's dkms, kernel and package upgrades,
+# autopkgtest) once the release's modules are built, the .deb with DKMS in an arm64 root for the
 # release's arm64 rows, and the boots of what DKMS built.
 
 # The install test's rows of release $1 and architecture $2 (default
@@ -32,6 +32,12 @@ arm64_install_row() {
 		fi
 	done
 	echo "$one"
+}
+
+# debs: the .debs of this tree and of the previous release, which the
+# install test's steps and the booted systems install.
+job_debs() {
+	ue_job debs "$root/tests/install/run.sh" debs "$build/install/debs" "$notes" >>"$results"
 }
 
 # install-steps.RELEASE, install-steps.RELEASE-arm64
