@@ -11,6 +11,8 @@
 #   make install-headers [PREFIX=/usr/local]   the UAPI header for programs, as
 #        [DESTDIR=<root>]                      <PREFIX>/include/user-events/linux/user_events.h,
 #                                              and <PREFIX>/share/pkgconfig/user-events.pc
+#   make copy-sources DEST=<dir>               the module's sources, as DKMS builds them
+#   make copy-package-tree DEST=<dir>          the tree make deb builds the packages from
 #   make dkms-install [KERNELRELEASE=<ver>]    dkms add, build, install
 #   make dkms-remove                           dkms remove --all, drop the sources
 #   make check                                 the whole test suite, in VMs
@@ -45,8 +47,16 @@ endif
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) UE_VERSION=$(UE_VERSION) $(KBUILD_CC)
 
+# The module's sources, as DKMS builds them in /usr/src/user-events-<VERSION>/
+# (the .deb, make dkms-install; dkms.conf goes there with its version
+# written in). Not scripts/user-events-run: it boots VMs with the test rig
+# of a checkout.
+MODULE_SOURCES := Makefile Kbuild VERSION src include scripts
+# The tree the Debian packages are built from.
+PACKAGE_TREE := $(MODULE_SOURCES) dkms.conf tools debian README.md
+
 .PHONY: all modules kernel-check clean check check-report soak install install-headers deb \
-	dkms-install dkms-remove demo bench bench-docs check-fresh
+	copy-sources copy-package-tree dkms-install dkms-remove demo bench bench-docs check-fresh
 
 all: modules
 
@@ -110,7 +120,7 @@ ifneq ($(wildcard $(CURDIR)/tests/deps.sh),)
 	bash -c '. $(CURDIR)/tests/deps.sh && ue_deps_install deb'
 endif
 	rm -rf build/deb && mkdir -p build/deb/src
-	cp -a Makefile Kbuild VERSION dkms.conf src include scripts tools debian README.md build/deb/src/
+	cp -a $(PACKAGE_TREE) build/deb/src/
 	cd build/deb/src && dpkg-buildpackage -us -uc -b >../dpkg-buildpackage.log 2>&1 || \
 		{ tail -20 ../dpkg-buildpackage.log; exit 1; }
 	rm -rf build/deb/src
@@ -125,11 +135,23 @@ DKMS_SRC := /usr/src/user-events-$(UE_VERSION)
 DKMS_K := $(if $(KERNELRELEASE),-k $(KERNELRELEASE))
 DKMS := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms
 
+# (without what a build in this tree left: DKMS builds its own, and lintian
+# refuses binaries in an arch-independent package)
+copy-sources:
+	test -n "$(DEST)" && mkdir -p $(DEST)
+	tar -c --exclude=scripts/user-events-run --exclude='*.o' --exclude='*.ko' \
+		--exclude='*.ko.*' --exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' \
+		--exclude='.*.d' --exclude=modules.order --exclude=Module.symvers \
+		$(MODULE_SOURCES) | tar -x -C $(DEST)
+
+copy-package-tree:
+	test -n "$(DEST)" && mkdir -p $(DEST)
+	cp -a $(PACKAGE_TREE) $(DEST)/
+
 dkms-install:
 	-$(DKMS) remove -m user-events -v $(UE_VERSION) --all >/dev/null 2>&1
-	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
-	cp -a Makefile Kbuild VERSION src include scripts $(DKMS_SRC)/
-	rm -f $(DKMS_SRC)/scripts/user-events-run
+	rm -rf $(DKMS_SRC)
+	$(MAKE) -s copy-sources DEST=$(DKMS_SRC)
 	sed 's/#MODULE_VERSION#/$(UE_VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
 	$(DKMS) add -m user-events -v $(UE_VERSION)
 	$(DKMS) build -m user-events -v $(UE_VERSION) $(DKMS_K)

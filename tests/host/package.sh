@@ -66,8 +66,7 @@ check dkms_conf_no_config_directive "dkms.conf has a BUILD_EXCLUSIVE_CONFIG= lin
 
 # --- make deb, on a copy of the checkout ---------------------------------------
 copy=$work/tree
-mkdir -p "$copy"
-cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,tools,debian,README.md} "$copy/"
+make -s -C "$root" copy-package-tree DEST="$copy"
 deb=$copy/build/deb/user-events-dkms_${version}_all.deb
 devdeb=$copy/build/deb/user-events-dev_${version}_all.deb
 if make -C "$copy" deb >"$work/deb.log" 2>&1 && [ -f "$deb" ] && [ -f "$devdeb" ]; then

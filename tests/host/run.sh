@@ -39,8 +39,7 @@ done
 # On a copy of the tree (make clean runs too). A fake KDIR holding only a
 # configuration is enough: the check runs before anything is built.
 copy=$work/tree
-mkdir -p "$copy"
-cp -a Makefile Kbuild VERSION src include scripts "$copy/"
+make -s -C "$root" copy-sources DEST="$copy"
 fake_kdir() { # name sed-expression
 	local d=$work/$1
 	mkdir -p "$d/include/config"

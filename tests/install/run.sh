@@ -75,8 +75,8 @@ debs() {
 	make_deb() {
 		make -C "$1" deb >"$1.deb.log" 2>&1 && cp "$1"/build/deb/*.deb "$work/"
 	}
-	rm -rf "$work" && mkdir -p "$work/src" "$work/prev"
-	cp -a "$root"/{Makefile,Kbuild,VERSION,dkms.conf,src,include,scripts,tools,debian,README.md} "$work/src/"
+	rm -rf "$work" && mkdir -p "$work/prev"
+	make -s -C "$root" copy-package-tree DEST="$work/src"
 	tag=$(git -C "$root" describe --tags --abbrev=0 2>/dev/null)
 	if [ -n "$tag" ]; then
 		git -C "$root" archive "$tag" | tar -x -C "$work/prev"

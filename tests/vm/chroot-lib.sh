@@ -253,8 +253,7 @@ ue_chroot_build_module() {
 	shift 4
 	[[ $kdir == /* ]] || kdir=/usr/src/linux-headers-$kdir
 	rm -rf "$out"; mkdir -p "$out"
-	rsync -a "$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
-		"$root/include" "$root/scripts" "$out/"
+	make -s -C "$root" copy-sources DEST="$out"
 	at=$(dirname "$out")
 	[ -z "${UE_CHROOT_CCACHE:-}" ] || at=/ue-build
 	ue_chroot_ccache_env "$r"

@@ -248,9 +248,7 @@ ue_build_module() {
 	local root=$1 out=$2 kdir=$3
 	shift 3
 	rm -rf "$out"; mkdir -p "$out"
-	rsync -a --exclude build --exclude .git --exclude '*.o' --exclude '*.ko' \
-		"$root/Kbuild" "$root/Makefile" "$root/VERSION" "$root/src" \
-		"$root/include" "$root/scripts" "$out/"
+	make -s -C "$root" copy-sources DEST="$out"
 	make -C "$out" KDIR="$kdir" "$@" >"$out.log" 2>&1
 }
 
