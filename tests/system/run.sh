@@ -8,11 +8,8 @@
 #     that DKMS builds the module and signs it with the key it makes
 #     itself (Debian 11's DKMS 2.8 signs nothing: there, first the steps
 #     the README gives for it); where systems.list names another suite's
-#     kernel, that kernel installed with apt after them (an upgrade: DKMS's
-#     kernel hook builds the module for it), which then boots;
-#     samples/example.c built with user-events-dev; the module built by
-#     hand with make; a group "tracers" (gid 4242) named by the shipped
-#     /etc/modprobe.d line, a member and an outsider; the test
+#     kernel, not yet: the booted system installs them, then that kernel
+#     (guest-test); the module built by hand with make; the test
 #     (guest-test) as a unit that runs once the system is up.
 #   - A GPT disk of it (an EFI system partition with shim as the removable
 #     boot path, the root as ext4), made without loop devices
@@ -41,6 +38,7 @@ log() { printf '== system %s: %s\n' "${name:-}" "$*" >&2; }
 . "$vmdir/vm-lib.sh"
 
 phase=$1 name=${2:-} work=${3:-} notes=/dev/null
+version=$(cat "$root/VERSION")
 result() { echo "host system $1 $name.$2${3:+ $3}"; }
 check_eq() { # CASE GOT WANT
 	if [ "$2" = "$3" ]; then result pass "$1"; else result fail "$1" "got '$2', want '$3'"; fi
@@ -50,8 +48,6 @@ check_eq() { # CASE GOT WANT
 # variables with Microsoft's keys enrolled (which sign Debian's shim).
 ovmf_code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
 ovmf_vars=/usr/share/OVMF/OVMF_VARS_4M.ms.fd
-# The group of the modprobe.d line, and its users.
-group_gid=4242
 # The password mokutil --import is given, and MokManager then asks for.
 mok_password=ue-test
 boots=2
@@ -175,7 +171,7 @@ image() {
 # shellcheck disable=SC2016
 setup_script='
 set -eu
-rel=$1 gid=$2 ksuite=$3
+rel=$1 ksuite=$2
 export DEBIAN_FRONTEND=noninteractive
 if [ "$rel" = bullseye ]; then
 	# DKMS 2.8 signs nothing by itself: the README'"'"'s steps for it, a key
@@ -185,29 +181,28 @@ if [ "$rel" = bullseye ]; then
 	sed -i "s|^# *sign_tool=.*|sign_tool=\"/etc/dkms/sign_helper.sh\"|" /etc/dkms/framework.conf
 	grep -q "^sign_tool=" /etc/dkms/framework.conf
 fi
-apt-get install -y -q /tmp/ue/user-events-dkms_*_all.deb /tmp/ue/user-events-dev_*_all.deb
-cc $(pkg-config --cflags user-events) -o /usr/local/bin/example /tmp/ue/example.c
-if [ "$ksuite" != "$rel" ]; then
-	# The upgrade: the newer kernel and its headers with apt, from what
-	# the image downloaded; /vmlinuz then names it, and it boots.
-	apt-get install -y -q --no-download -t "$ksuite" -o Dir::Cache::archives=/var/cache/ue-upgrade \
-		linux-image-amd64 linux-headers-amd64
+if [ "$ksuite" = "$rel" ]; then
+	apt-get install -y -q /tmp/ue/user-events-dkms_*_all.deb /tmp/ue/user-events-dev_*_all.deb
+else
+	# The system that gets our package in its first boot (guest-test):
+	# the .debs kept for it, and the release its kernel upgrade installs.
+	cp /tmp/ue/*.deb /var/lib/ue-test/
+	r=$(apt-get install -s -q --no-download -t "$ksuite" -o Dir::Cache::archives=/var/cache/ue-upgrade \
+		linux-image-amd64 linux-headers-amd64 |
+		sed -n "s/^Inst linux-image-\([0-9][^ ]*\) .*/\1/p")
+	test -n "$r"
+	echo "$ksuite $r" >/var/lib/ue-test/upgrade
 fi
+cp /tmp/ue/example.c /var/lib/ue-test/
 # A module built by hand with make (README, Building) from the package'"'"'s
-# sources, for the kernel that boots: the booted system signs it with the
-# README'"'"'s command.
+# sources, for the kernel that boots first: the booted system signs it with
+# the README'"'"'s command.
+dpkg-deb -x /tmp/ue/user-events-dkms_*_all.deb /tmp/ue/x
+cp -a /tmp/ue/x/usr/src/user-events-*/ /root/ue-hand
 kr=$(basename "$(readlink -f /vmlinuz)")
-cp -a /usr/src/user-events-*/ /root/ue-hand
 make -s -C /root/ue-hand KDIR="/lib/modules/${kr#vmlinuz-}/build" >/root/ue-hand.log 2>&1 ||
 	{ tail -5 /root/ue-hand.log; exit 1; }
 test -f /root/ue-hand/user_events.ko
-groupadd -g "$gid" tracers
-useradd -m -u 1001 -G tracers uemember
-useradd -m -u 1002 ueoutsider
-# The shipped modprobe.d line, uncommented as the README says, with gid= alone.
-sed -i "s/^#options user_events gid=GID\$/options user_events gid=$gid/" \
-	/etc/modprobe.d/user-events-dkms.conf
-grep -q "^options user_events gid=$gid\$" /etc/modprobe.d/user-events-dkms.conf
 echo uetest >/etc/hostname
 systemd-machine-id-setup >/dev/null
 systemctl enable ue-system-test.service
@@ -219,7 +214,7 @@ systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.
 
 # disk: the run's system as WORK/disk.img (GPT: the EFI partition, the root).
 disk() {
-	local d rel ksuite uuid k i rs esp=$work/esp.img rootimg=$work/root.img
+	local d rel ksuite uuid rs esp=$work/esp.img rootimg=$work/root.img
 	d=$(sys_dir "$name")
 	read -r rel ksuite < <(sys_fields "$name")
 	uuid=$(cat /proc/sys/kernel/random/uuid)
@@ -229,11 +224,12 @@ disk() {
 	# shellcheck disable=SC2016
 	if ! unshare -m --propagation private bash -c '
 		set -e
-		d=$1 w=$2 debs=$3 here=$4 root=$5 rel=$6 gid=$7 uuid=$8 script=$9 ksuite=${10}
+		d=$1 w=$2 debs=$3 here=$4 root=$5 rel=$6 uuid=$7 script=$8 ksuite=$9 v=${10}
+		shift 10	# (the rest: chroot_env)
 		m=$w/merged
 		mount -t overlay overlay -o "lowerdir=$d/root,upperdir=$w/upper,workdir=$w/ovw" "$m"
 		mkdir -p "$m/tmp/ue" "$m/usr/local/lib/ue-test" "$m/var/lib/ue-test"
-		cp "$debs"/user-events-dkms_*_all.deb "$debs"/user-events-dev_*_all.deb "$m/tmp/ue/"
+		cp "$debs/user-events-dkms_${v}_all.deb" "$debs/user-events-dev_${v}_all.deb" "$m/tmp/ue/"
 		cp "$root/samples/example.c" "$m/tmp/ue/"
 		install -m 755 "$here/guest-test" "$m/usr/local/lib/ue-test/guest-test"
 		install -m 644 "$root/tests/userspace/lib.sh" "$m/usr/local/lib/ue-test/lib.sh"
@@ -242,8 +238,7 @@ disk() {
 		(
 			mount -t proc proc "$m/proc"
 			mount --rbind /dev "$m/dev"
-			chroot "$m" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-				LANG=C.UTF-8 sh -c "$script" _ "$rel" "$gid" "$ksuite"
+			chroot "$m" "$@" sh -c "$script" _ "$rel" "$ksuite"
 		)
 		# (what a maintainer script left running in it, then its mounts)
 		for p in /proc/[0-9]*; do
@@ -251,27 +246,28 @@ disk() {
 		done
 		umount -R -l "$m/dev" "$m/proc"
 		rm -rf "$m/tmp/ue"
-		readlink -f "$m/vmlinuz" >"$w/vmlinuz.path"
+		basename "$(readlink -f "$m/vmlinuz")" >"$w/vmlinuz.name"
 		ls "$m"/boot/vmlinuz-* | wc -l >"$w/kernels.count"
-		readlink -f "$m/initrd.img" >"$w/initrd.path"
+		cat "$m/var/lib/ue-test/upgrade" >"$w/upgrade" 2>/dev/null || :
 		sz=$(du -sm --apparent-size "$m" | cut -f1)
 		mkfs.ext4 -q -F -U "$uuid" -L root -d "$m" "$w/root.img" "$(( sz * 13 / 10 + 300 ))M"
-	' _ "$d" "$work" "$debs" "$here" "$root" "$rel" "$group_gid" "$uuid" "$setup_script" "$ksuite" \
+	' _ "$d" "$work" "$debs" "$here" "$root" "$rel" "$uuid" "$setup_script" "$ksuite" "$version" \
+		"${chroot_env[@]}" \
 		>"$work/setup.log" 2>&1; then
 		result fail installed "$(tail -3 "$work/setup.log" | tr '\n' ' ')"
 		return 1
 	fi
 	result pass installed
 	rm -rf "$work/upper" "$work/ovw" "$work/merged"
-	k=$(cat "$work/vmlinuz.path") i=$(cat "$work/initrd.path")
-	k=${k#"$work/merged"} i=${i#"$work/merged"}
-	# GRUB's configuration, as update-grub would boot the kernel: by the
-	# root's UUID, with the console on the serial port.
+	# GRUB's configuration, as update-grub would boot the newest kernel:
+	# by the root's UUID, through the links Debian's kernel packages keep
+	# (/vmlinuz names the newest: after an upgrade in the system, the
+	# kernel apt installed), with the console on the serial port.
 	cat >"$work/grub.cfg" <<EOF
 set timeout=0
 search --no-floppy --fs-uuid --set=root $uuid
-linux $k root=UUID=$uuid ro console=ttyS0,115200 quiet systemd.show_status=false
-initrd $i
+linux /vmlinuz root=UUID=$uuid ro console=ttyS0,115200 quiet systemd.show_status=false
+initrd /initrd.img
 boot
 EOF
 	# The EFI partition: shim at the removable media path, GRUB and
@@ -313,9 +309,9 @@ EOF
 # before anything of ours ran: it is tried once more, said in a note.
 boot_mode() {
 	local mode=$1 vars=$2 n=$3 con k c got rc try splats t0 kr
-	kr=$(basename "$(cat "$work/vmlinuz.path")")
-	printf '%s %s %s %s %s\n' "$mode" "$n" "${kr#vmlinuz-}" "$(cat "$work/kernels.count")" \
-		"$mok_password" >"$work/control.img"
+	kr=$(cat "$work/vmlinuz.name")
+	printf '%s %s %s %s %s %s\n' "$mode" "$n" "${kr#vmlinuz-}" "$(cat "$work/kernels.count")" \
+		"$mok_password" "$(cat "$work/upgrade")" >"$work/control.img"
 	truncate -s 4096 "$work/control.img"
 	cp "$vars" "$work/vars-$mode.run.fd"
 	for k in $(seq 1 "$n"); do
@@ -360,21 +356,24 @@ boot_mode() {
 # qemu_argv VARS: the array sys_qemu, QEMU with OVMF's Secure Boot
 # firmware and the variables VARS, the disk and the control disk, ended by
 # the guest's reset or power-off (-no-reboot), its serial port left to the
-# caller.
+# caller. (The disk is the run's, thrown away after its boots: the guest's
+# flushes, which dpkg makes after every file, need not reach this
+# machine's disk.)
 qemu_argv() {
 	ue_qemu_argv amd64
-	sys_qemu=(timeout "${UE_SYSTEM_TIMEOUT:-600}" "${ue_qemu[@]}" -accel tcg,thread=multi
+	sys_qemu=(timeout "${UE_SYSTEM_TIMEOUT:-1200}" "${ue_qemu[@]}" -accel tcg,thread=multi
 		-machine q35,smm=on -cpu max -m 1024 -smp 2 -no-reboot
 		-global driver=cfi.pflash01,property=secure,value=on
 		-drive if=pflash,format=raw,unit=0,file="$ovmf_code",readonly=on
 		-drive if=pflash,format=raw,unit=1,file="$1"
-		-drive file="$work/disk.img",if=virtio,format=raw
+		-drive file="$work/disk.img",if=virtio,format=raw,cache=unsafe
 		-drive file="$work/control.img",if=virtio,format=raw,readonly=on
 		-display none -monitor none -nic none)
 }
 
 # boot_once CONSOLE: one QEMU run of the disk, until the guest powers off
-# (or UE_SYSTEM_TIMEOUT seconds, default 600, have passed).
+# (or UE_SYSTEM_TIMEOUT seconds, default 1200, have passed: a boot that
+# installs a kernel and builds the module for it takes 4 minutes alone).
 boot_once() {
 	rm -f "$1"
 	qemu_argv "$work/vars-$mode.run.fd"
@@ -423,8 +422,8 @@ prepare() {
 	debs=$1
 	rm -f "$work/ready"
 	[ -d "$(sys_dir "$name")/root" ] || { result fail installed "no system (its image job failed)"; return 0; }
-	ls "$debs"/user-events-dkms_*_all.deb >/dev/null 2>&1 ||
-		{ result fail installed "no .debs in $debs (the install test's build)"; return 0; }
+	[ -f "$debs/user-events-dkms_${version}_all.deb" ] ||
+		{ result fail installed "no .debs of $version in $debs (the debs job)"; return 0; }
 	disk || return 0
 	touch "$work/ready"
 }
