@@ -21,21 +21,23 @@
 #           slots for a minute while the debug row's modules, ready a moment
 #           later, waited (the first VM at 138 s of a warm run)
 #   host    the heavier host checks, one at a time, and
-#   install the .debs, the install test's steps and the booted systems'
-#           disks, three at a time: pools of their own, so that they never
+#   install the .debs and the install test's steps, three at a time: pools of their own, so that they never
 #           hold a module build back (in one pool with the modules,
 #           host.deps and host.run, ready before any module, took both
 #           slots and the modules were built one at a time); they wait on
 #           dpkg more than they compute, and trixie's steps, which
 #           user-events-run's checks wait for, need a slot beside
 #           bullseye's and bookworm's
-#   system  the booted systems' boots, one at a time, beside the two VM
+#   system  the booted systems' boots, two at a time, beside the two VM
 #           slots and after the debug rows' VMs (a third guest beside those
 #           slowed them past their limits): in the VM pool their 680 s
-#           came after every VM row, at the end of the run
+#           came after every VM row, at the end of the run; one at a time,
+#           the others waited for trixie's (apt and DKMS under TCG twice)
+#           and then ran alone at the end
 #   kernel  our debug kernels' builds, one at a time (each is make -j)
 #   fetch   downloads, three at a time
-#   chroot  debootstraps, and the booted-system test's images, one at a time
+#   chroot  debootstraps, and the booted-system test's images and disks,
+#           one at a time
 #   emu     qemu-user (the arm64 root, then the install test's DKMS step
 #           in it), one: that step took an install slot for 2754 s niced
 #           beside a debug kernel's build, and the amd64 releases' steps,
@@ -107,7 +109,7 @@ pool fetch
 pool chroot
   depth = 1
 pool system
-  depth = 1
+  depth = 2
 pool emu
   depth = 1
 rule job
@@ -201,13 +203,15 @@ if [ "$vms_only" != 1 ]; then
 	# --- the booted-system test (tests/system/run.sh) --------------------------------
 	# Each system's image in the debootstraps' pool, after them in this
 	# file (mmdebstrap; warm, apt's answer to whether its packages
-	# changed); its disk in the install steps' pool once the .debs are
-	# made; its boots in the system pool, in the order of systems.list.
+	# changed), and its disk there once the .debs are made (in the
+	# install pool, the install steps took its slots, and the systems
+	# waited for their disks); its boots in the system pool, in the
+	# order of systems.list.
 	# A run without that release's rows has no system of it.
 	while read -r s r; do
 		[ -n "$(rows_of "$r" amd64)" ] || continue
 		edge "system-image.$s" chroot
-		edge "system-disk.$s" install "system-image.$s" debs
+		edge "system-disk.$s" chroot "system-image.$s" debs
 		# shellcheck disable=SC2046
 		edge "system.$s" system "system-disk.$s" $(for k in $debug_kernels; do echo "vm.$k"; done)
 	done <<<"$systems"

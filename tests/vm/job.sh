@@ -43,14 +43,15 @@ kind=${id%%.*} arg=
 # 0: a VM, the debug rows' modules (the longest VMs wait for them), the
 # test programs (every VM waits for them: at nice 5 beside the first
 # minute's jobs, 6 CPU s took 65 s), the .debs (the install steps and the
-# booted systems wait for them), what every Debian row waits for first
+# booted systems wait for them), the systems' disks (niced, one took 300 s
+# for 25 CPU s), what every Debian row waits for first
 # (resolve: its apt-cache calls took 7 min niced beside two VMs, against
 # 75 s alone), and the emu pool's arm64 root and DKMS step (qemu-user: on
 # an empty cache, 25 min or more). The Debian rows' modules at 5; the rest
 # (host checks, the amd64 install steps) at 10.
 case $id in
 kernel.*) renice -n -5 -p $$ >/dev/null 2>&1 ;;
-vm.* | install-boot.* | system.* | run | modules.debug* | userspace.* | selftests.* | resolve | fetch.* | chroot.* | headers.* | debs) ;;
+vm.* | install-boot.* | system.* | system-disk.* | run | modules.debug* | userspace.* | selftests.* | resolve | fetch.* | chroot.* | headers.* | debs) ;;
 arm64-root.* | install-steps.*-arm64) ;;
 modules.* | uapi | tools.*) renice -n 5 -p $$ >/dev/null ;;
 *) renice -n 10 -p $$ >/dev/null ;;
