@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events_data: the registration ioctls and write()/writev() (spec 1.1,
- * 1.3, 1.6, 1.7, 1.8).
+ * user_events_data: the registration ioctls and write()/writev()
+ * (user_events.rst: Registering, Deleting, Unregistering, Writing Data).
  *
  * Each open file has its own array of the events registered through it; a
  * write index is a position in that array. The array only grows, under
@@ -57,7 +57,8 @@ static struct ue_event *ue_file_event(struct ue_file *info, int index)
 
 /*
  * The write index of @ev on this file, adding it (with its own reference)
- * if it is new there. Indices are never reused (spec 1.3).
+ * if it is new there. Indices are never reused, as upstream's
+ * user_events_ref_add().
  */
 static int ue_file_ref_add(struct ue_file *info, struct ue_event *ev)
 {
@@ -95,8 +96,8 @@ static int ue_file_ref_add(struct ue_file *info, struct ue_event *ev)
 
 /*
  * The size that starts a DIAG_IOCSREG or DIAG_IOCSUNREG argument, checked
- * as rows 1-3 of spec 1.3 and 1.7 say: readable, at most a page, and at
- * least @min bytes.
+ * as upstream's user_reg_get() and user_unreg_get() do: readable, at most a
+ * page, and at least @min bytes.
  */
 static int ue_arg_size(const u32 __user *usize, size_t min, u32 *size)
 {
@@ -109,7 +110,7 @@ static int ue_arg_size(const u32 __user *usize, size_t min, u32 *size)
 	return 0;
 }
 
-/* DIAG_IOCSREG argument checks 1-9 of spec 1.3. */
+/* DIAG_IOCSREG argument checks, in the order of upstream's user_reg_get(). */
 static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
 {
 	u32 size;
@@ -148,23 +149,22 @@ static int ue_reg_get(struct user_reg __user *ureg, struct user_reg *kreg)
  * ue_reg_mutex is never held across a fault on user memory, which may wait
  * on user space for ever (a userfaultfd nobody answers, a FUSE daemon that
  * hangs): one stuck process would stop every registration on the machine
- * and every fork of a traced process (issue 12, item 3; upstream holds its
- * reg_mutex across them). The ioctl's arguments are copied before it is
- * taken, the index is stored after, and an enable word that is not present
- * (@err -EFAULT) is faulted in with the mutex dropped (here; 0 or -EFAULT),
- * its page pinned in *@pin until the caller has tried again (so that a
- * fork() meanwhile leaves it writable; the caller unpins).
+ * and every fork of a traced process (upstream holds its reg_mutex across
+ * them). The ioctl's arguments are copied before it is taken, the index is
+ * stored after, and an enable word that is not present (@err -EFAULT) is
+ * faulted in with the mutex dropped (here; 0 or -EFAULT), its page pinned in
+ * *@pin until the caller has tried again (so that a fork() meanwhile leaves
+ * it writable; the caller unpins).
  *
  * Nor is it held while waiting for current's mmap lock, which a reader can
  * hold while it waits on user space (a read of /proc/PID/mem faulting in a
  * page of a FUSE file whose daemon hangs), with a writer (mmap()) queued
  * behind it that every later reader waits for; upstream waits for it
  * under its reg_mutex and event_mutex, and so stops every registration and
- * every ftrace and perf attach on the machine (issue 30, item 2). The word
- * is written under a trylock; where the lock is taken (@err -EBUSY), it is
- * waited for here, with no lock held, then tried again. Those rounds are
- * not counted: each waits for the lock, and only this thread, of the
- * process whose lock it is, waits.
+ * every ftrace and perf attach on the machine. The word is written under a
+ * trylock; where the lock is taken (@err -EBUSY), it is waited for here, with
+ * no lock held, then tried again. Those rounds are not counted: each waits
+ * for the lock, and only this thread, of the process whose lock it is, waits.
  */
 static int ue_fix_unlocked(int err, u64 addr, u8 bit, bool word32,
 			   struct page **pin)
@@ -304,7 +304,7 @@ static long ue_ioctl_del(char __user *uname)
 	return ret;
 }
 
-/* DIAG_IOCSUNREG argument checks of spec 1.7. */
+/* DIAG_IOCSUNREG argument checks, as upstream's user_unreg_get(). */
 static int ue_unreg_get(struct user_unreg __user *ureg,
 			struct user_unreg *kreg)
 {
@@ -336,7 +336,7 @@ static long ue_ioctl_unreg(struct user_unreg __user *ureg)
 	c.bit = unreg.disable_bit;
 	mutex_lock(&ue_reg_mutex);
 	ret = ue_enabler_unregister(c.addr, c.bit, &c.word32);
-	/* Cleared whatever the event's state (spec 1.7). */
+	/* Cleared whatever the event's state, as upstream. */
 	if (!ret)
 		ret = ue_bit_rounds(&c);
 	mutex_unlock(&ue_reg_mutex);
@@ -403,7 +403,7 @@ static ssize_t ue_data_write_iter(struct kiocb *kiocb, struct iov_iter *i)
 	return ue_data_write_core(kiocb->ki_filp, i);
 }
 
-/* write() at a non-zero position is -EFAULT, as upstream (spec 1.8). */
+/* write() at a non-zero position is -EFAULT, as upstream. */
 static ssize_t ue_data_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
@@ -455,7 +455,7 @@ static int ue_data_release(struct inode *inode, struct file *file)
 /*
  * .owner pins the module while the file is open: tracefs installs these
  * operations on the inode, and open takes a reference on their owner.
- * Like upstream: no read, no llseek, no compat_ioctl (spec 1.1).
+ * Like upstream: no read, no llseek, no compat_ioctl.
  */
 const struct file_operations ue_data_fops = {
 	.owner		= THIS_MODULE,

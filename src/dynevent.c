@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * User events as a type of dynamic event (spec 1.11): "u:NAME FIELDS"
- * written to dynamic_events creates a persistent event; every user event,
- * however created, is listed there as "u:NAME FIELDS" and can be deleted
- * with "-:[SYSTEM/]NAME FIELDS" or "!u:NAME FIELDS", or by an O_TRUNC open.
+ * User events as a type of dynamic event: "u:NAME FIELDS" written to
+ * dynamic_events creates a persistent event; every user event, however
+ * created, is listed there as "u:NAME FIELDS" and can be deleted with
+ * "-:[SYSTEM/]NAME FIELDS" or "!u:NAME FIELDS", or by an O_TRUNC open.
  *
  * The core calls ->create with dyn_event_ops_mutex held, and ->show,
- * ->is_busy, ->free and ->match with event_mutex held, always for an entry
- * of dyn_event_list (spec 3.6).
+ * ->is_busy, ->free and ->match with event_mutex held, always for an entry of
+ * dyn_event_list (kernel/trace/trace_dynevent.c).
  *
  * Module lifetime. The core pins nothing of ours: its calls land in module
  * text through our operations (on its list from load to unload) and through
@@ -58,8 +58,8 @@ int ue_dyn_create(const char *raw_command)
 		return -ECANCELED;
 	/*
 	 * The core's contract, which unload relies on: ue_dyn_exit() takes
-	 * this mutex to wait for a create in flight (issue 12, item 8). A
-	 * kernel that broke it gets a refusal, not a race with unload.
+	 * this mutex to wait for a create in flight. A kernel that broke it
+	 * gets a refusal, not a race with unload.
 	 */
 	lockdep_assert_held(ue_ksym_dyn_event_ops_mutex);
 	if (!mutex_is_locked(ue_ksym_dyn_event_ops_mutex)) {
@@ -78,7 +78,10 @@ int ue_dyn_create(const char *raw_command)
 	}
 
 	mutex_lock(&ue_reg_mutex);
-	/* Always persistent, else it would go at once (spec 1.11). */
+	/*
+	 * Always persistent, else it would go at once (as upstream's
+	 * user_event_create()).
+	 */
 	ev = ue_event_find_or_create(cmd, USER_EVENT_REG_PERSIST);
 	ret = PTR_ERR_OR_ZERO(ev);
 	/* An existing event is left as it was, persistent or not. */
@@ -156,7 +159,10 @@ void ue_dyn_event_remove(struct ue_event *ev)
 	list_del_init(&ev->devent.list);
 }
 
-/* What dyn_event_register() does, which is not exported (spec 3.3). */
+/*
+ * What dyn_event_register() does, which is not exported (docs/design.md,
+ * dynamic_events).
+ */
 void ue_dyn_init(void)
 {
 	INIT_LIST_HEAD(&ue_dyn_ops.list);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * User events in the kernel's dynamic_events file (spec 1.11): "u:" lines
- * create them, and every user event is listed and deletable there.
+ * User events in the kernel's dynamic_events file: "u:" lines create them,
+ * and every user event is listed and deletable there.
  */
 #ifndef UE_DYNEVENT_H
 #define UE_DYNEVENT_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Enable bits: the kernel keeps bit B of the word at address A of a process
- * equal to "event E has a probe attached" (spec 1.9, 2.6).
+ * equal to "event E has a probe attached" (user_events.rst, Status).
  *
  * Following address spaces without kernel hooks (docs/design.md, "Following
  * address spaces"). Upstream hangs its tracking object off task_struct and
@@ -170,7 +170,8 @@ static void ue_mm_work_done(struct ue_mm *um)
 
 /*
  * The 8-byte-aligned word and bit that an atomic update covers: a 4-byte
- * word at an address 4 mod 8 is the upper half of its long (spec 1.9).
+ * word at an address 4 mod 8 is the upper half of its long, as upstream's
+ * align_addr_bit().
  */
 static void ue_word(u64 addr, u8 bit, bool word32, unsigned long *waddr,
 		    int *wbit)
@@ -282,9 +283,9 @@ static int ue_bit_write_mm(struct mm_struct *mm, u64 addr, u8 bit,
  * fault that may not retry (so it never drops the lock to wait). What it
  * may wait for (memory, swap-in) any allocation under event_mutex waits
  * for too. Upstream defers every fault of a state change to a work item
- * (spec 2.6), and the bit lags behind the change: abi_test's forks, which
- * reads the bit right after disabling its event on a page still
- * copy-on-write from a fork, failed that way with the machine under load.
+ * (user_event_enabler_queue_fault()), and the bit lags behind the change,
+ * which its selftest abi_test's forks does not allow: it reads the bit right
+ * after disabling its event on a page still copy-on-write from a fork.
  * The rest (file and shared mappings, FUSE, userfaultfd) stays deferred,
  * and so does a fault-in whose mmap lock is not free. The caller holds a
  * user of @mm, and event_mutex.
@@ -381,7 +382,7 @@ static void ue_enabler_free(struct ue_enabler *en)
  * The enabler's word is not present or read-only (COW, swapped out), or
  * its address space's mmap lock is taken (@contended): the address space's
  * fault worker faults it in, which waits for the lock there, then writes
- * it; event_mutex held. Faults count towards UE_FAULT_ATTEMPTS (spec 2.6);
+ * it; event_mutex held. Faults count towards UE_FAULT_ATTEMPTS, as upstream;
  * a lock taken does not: the bit would be left stale for as long as a
  * process's own mmap() calls kept meeting its writes. Each round waits for
  * the lock before it tries again, so contention costs waiting, not
@@ -501,7 +502,7 @@ void ue_enablers_update(struct ue_event *ev)
  * @free, for the caller to free, through its ev_link. Never its link: the
  * fork probe may still be walking the ue_mm's list under RCU, and a link
  * reused at once would lead it into @free, a list head on the caller's
- * stack (issue 12, item 1). ev_link is only ever walked under event_mutex.
+ * stack. ev_link is only ever walked under event_mutex.
  */
 static void ue_enabler_unlink(struct ue_enabler *en, struct list_head *free)
 {
@@ -521,7 +522,7 @@ static void ue_enabler_unlink(struct ue_enabler *en, struct list_head *free)
 	 * that a fault a FUSE daemon never answers keeps the event busy for
 	 * ever. The fork probe may be reading en->ev under RCU meanwhile: it
 	 * loads it once and takes its own reference only if the event lives
-	 * (ue_fork_snapshot(); issue 30, item 1).
+	 * (ue_fork_snapshot()).
 	 */
 	ue_event_put(en->ev, true);
 	WRITE_ONCE(en->ev, NULL);
@@ -722,8 +723,7 @@ static struct ue_mm *ue_mm_of_current_make(void)
 /*
  * A registration (or a fork attachment) that failed leaves nothing behind:
  * @um goes again if it has no enabler. Kept, it would stay until the
- * address space dies, against "a failed registration leaves nothing"
- * (issue 12, item 11). ue_reg_mutex, held by the caller, keeps every other
+ * address space dies. ue_reg_mutex, held by the caller, keeps every other
  * registration off it.
  */
 static void ue_mm_forget_unused(struct ue_mm *um)
@@ -793,7 +793,7 @@ static bool ue_word_is(u64 addr, u8 bit, bool word32, bool set)
  * or wait outside every lock and try again; a forked child's copy
  * (@later true) is listed anyway and faulted in by a work item, like any
  * later state change, so that a fault waiting on user space holds up no
- * fork and nobody's registration (issue 12, item 3).
+ * fork and nobody's registration.
  */
 static int ue_enabler_add(struct ue_mm *um, struct ue_event *ev, u64 addr,
 			  u8 bit, bool word32, bool later)
@@ -926,10 +926,10 @@ static void ue_fork_put_work(struct work_struct *work)
  * (ue_enabler_unlink()), so en->ev is loaded once: checked, then loaded
  * again, it could be NULL at the second load (a NULL dereference in fork())
  * or differ from the event referenced at the first (a reference leaked, a
- * NULL event handed to the child; issue 30, item 1). Events are freed an RCU
- * grace period after their destruction, which only begins at a count of
- * zero: refcount_inc_not_zero() on a loaded pointer is safe, and fails for
- * an event on its way out.
+ * NULL event handed to the child). Events are freed an RCU grace period after
+ * their destruction, which only begins at a count of zero:
+ * refcount_inc_not_zero() on a loaded pointer is safe, and fails for an event
+ * on its way out.
  */
 struct ue_fork_snap *ue_fork_snapshot(struct mm_struct *parent)
 {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Enable bits in user memory (spec 1.9, 2.6) and the processes that own
- * them. See enabler.c for how address spaces are followed without kernel
- * hooks.
+ * Enable bits in user memory and the processes that own them. See
+ * enabler.c for how address spaces are followed without kernel hooks.
  */
 #ifndef UE_ENABLER_H
 #define UE_ENABLER_H
@@ -16,21 +15,24 @@ struct page;
 struct ue_event;
 struct ue_mm;
 
-/* DIAG_IOCSREG row 10: current has an enabler at exactly (addr, bit). */
+/*
+ * DIAG_IOCSREG's EADDRINUSE check: current has an enabler at exactly
+ * (addr, bit), as upstream's current_user_event_enabler_exists().
+ */
 bool ue_enabler_exists(u64 addr, u8 bit);
 
-/* Attempts at faulting in an enable word before giving up (spec 1.13). */
+/* Attempts at faulting in an enable word before giving up, as upstream. */
 #define UE_FAULT_ATTEMPTS	10
 
 /*
  * A fault on user memory may wait on user space for ever (a userfaultfd
  * nobody answers, a FUSE daemon that hangs): none of these fault, so that
  * the caller can fault in with ue_enabler_fault_in_pin() after dropping
- * ue_reg_mutex, and try again (issue 12, item 3).
+ * ue_reg_mutex, and try again: no other process waits on that fault.
  */
 
 /*
- * DIAG_IOCSREG rows 20-21: an enabler of @ev for current, its bit written
+ * The end of DIAG_IOCSREG: an enabler of @ev for current, its bit written
  * with the event's state before this returns; 0 or a negative errno,
  * -EFAULT if the word is not present and writable, -EBUSY if current's
  * mmap lock is taken (ue_enabler_wait_mm(), unlocked). ue_reg_mutex held.
@@ -43,7 +45,7 @@ int ue_enabler_create(struct ue_event *ev, const struct user_reg *reg);
  * that never registered).
  */
 void ue_enabler_reg_failed(void);
-/* DIAG_IOCSUNREG (spec 1.7): 0 or -ENOENT; the bit is left as it is. */
+/* DIAG_IOCSUNREG: 0 or -ENOENT; the bit is left as it is. */
 int ue_enabler_unregister(u64 addr, u8 bit, bool *word32);
 /*
  * Clear the bit in current's memory: 0, -EFAULT if not present, or -EBUSY
@@ -62,7 +64,8 @@ void ue_enabler_unpin(struct page **pin);
 /*
  * Wait, with no lock held, until current's mmap lock is free for reading:
  * 0, or -EINTR if current was killed meanwhile. The functions above that
- * write a word return -EBUSY where they found it taken (issue 30, item 2).
+ * write a word return -EBUSY where they found it taken: a reader of that
+ * lock may wait on user space, and nobody waits for it holding a mutex.
  */
 int ue_enabler_wait_mm(void);
 

@@ -2,7 +2,7 @@
 /*
  * User events in the tracing core: creation from a command, lookup and
  * matching, reference counting, deletion, and the registration callback
- * through which ftrace and perf attach (spec 1.3, 1.5, 1.6, 2.1-2.3, 2.7).
+ * through which ftrace and perf attach.
  *
  * Locking: ue_reg_mutex serialises registration and deletion (upstream's
  * group->reg_mutex); event_mutex, the core's lock, protects the hash table
@@ -75,7 +75,10 @@ static u32 ue_key(const char *name)
 	return jhash(name, strlen(name), 0);
 }
 
-/* PERSIST needs CAP_PERFMON or CAP_SYS_ADMIN (spec 1.14). */
+/*
+ * PERSIST needs CAP_PERFMON or CAP_SYS_ADMIN, as upstream's
+ * user_event_capable().
+ */
 static bool ue_capable(u16 reg_flags)
 {
 	return !(reg_flags & USER_EVENT_REG_PERSIST) || perfmon_capable();
@@ -159,7 +162,7 @@ static int ue_define_fields(struct ue_event *ev)
 					 f->size, f->is_signed, FILTER_OTHER);
 		if (ret)
 			return ret;
-		/* "char name[16]" in the format file (spec 1.12). */
+		/* "char name[16]" in the format file. */
 		if (f->array_len)
 			ue_field_set_len(&ev->call, type, f->name, offset,
 					 f->size, f->array_len);
@@ -218,9 +221,9 @@ static int ue_call_add(struct ue_event *ev)
 		return ret;
 	}
 	/*
-	 * The core adds a call that has no raw_init without failing (spec
-	 * 1.3 row 19: if it did, its error, and the fields defined would be
-	 * lost).
+	 * The core adds a call that has no raw_init without failing (if it
+	 * did, the registration would fail with its error, and the fields
+	 * defined would be lost).
 	 */
 	added = static_call(ue_trace_add_event_call)(&ev->call);
 	if (added) {
@@ -241,7 +244,8 @@ static int ue_call_add(struct ue_event *ev)
 
 /*
  * Add or remove the call as root, so that callers whose access comes only
- * from relaxed tracefs permissions still get event directories (spec 1.14).
+ * from relaxed tracefs permissions still get event directories (as
+ * upstream's user_event_set_call_visible()).
  * Adding it fails with nothing left (ue_call_add()).
  */
 static int ue_call_visible(struct ue_event *ev, bool visible)
@@ -364,14 +368,14 @@ static int ue_event_destroy(struct ue_event *ev)
  *
  * The core may still hold the call (an eprobe or an enable_event trigger
  * on it, 6.1+: call->refcnt) and then refuses its removal. Upstream removes
- * the call regardless (spec 2.2); keeping an event whose call was removed
- * under a holder is not an option, and merely keeping it, as upstream does
- * when removal fails, leaves it busy for ever: with its last reference
- * gone nothing could delete it again, nor unload the module (issue 12,
- * item 7). Such an event is orphaned instead: it keeps one reference as
- * its own, as a persistent event does, so that DIAG_IOCSDEL and the
- * dynamic_events deletes take it once the hold is gone, and a work item
- * deletes it by itself then, checking once a second while orphans exist.
+ * the call regardless (destroy_user_event()); keeping an event whose call was
+ * removed under a holder is not an option, and merely keeping it, as upstream
+ * does when removal fails, leaves it busy for ever: with its last reference
+ * gone nothing could delete it again, nor unload the module. Such an event is
+ * orphaned instead: it keeps one reference as its own, as a persistent event
+ * does, so that DIAG_IOCSDEL and the dynamic_events deletes take it once the
+ * hold is gone, and a work item deletes it by itself then, checking once a
+ * second while orphans exist.
  */
 static void ue_event_last_put(struct ue_event *ev)
 {
@@ -394,8 +398,7 @@ static void ue_event_last_put(struct ue_event *ev)
  * ue_event_last_ref()); event_mutex held. The count goes to zero first, so
  * that a fork snapshot, which takes its references under RCU with
  * refcount_inc_not_zero(), cannot revive an event being destroyed: one that
- * took a reference just before makes the event busy instead (issue 12,
- * item 4).
+ * took a reference just before makes the event busy instead.
  */
 static int ue_event_destroy_own(struct ue_event *ev)
 {
@@ -477,7 +480,7 @@ void ue_work_done(void)
 /*
  * Make releases that callers have already finished effective, so that a
  * register or delete is judged on the state they left: upstream defers them
- * and a later DIAG_IOCSDEL can still see the event busy (issue 3, item 12).
+ * and a later DIAG_IOCSDEL can still see the event busy.
  */
 void ue_events_settle(void)
 {
@@ -492,11 +495,10 @@ void ue_events_settle(void)
 	 * none is longer than two. No item waits on user space: the teardown
 	 * of an address space whose last user a write dropped, which waits
 	 * for the process's AIO in flight, is not on ue_wq (enabler.c
-	 * ue_mm_put(); issue 30, item 4). A bounded number of rounds, so that
-	 * others queueing all the time cannot keep a caller here (race_test
-	 * exit-wait saw a child's exit not in effect after one flush: issue
-	 * 12, item 12). An idle queue needs no flush (about 200 instructions,
-	 * measured).
+	 * ue_mm_put()). A bounded number of rounds, so that others queueing
+	 * all the time cannot keep a caller here; one flush is not enough for
+	 * a child's exit to be in effect (race_test exit-wait). An idle queue
+	 * needs no flush (about 200 instructions, measured).
 	 */
 	ue_mms_sweep();
 	for (round = 0; round < 4; round++) {
@@ -513,7 +515,7 @@ void ue_events_settle(void)
  * exited (a bit write, ue_mm_put()), which flags it dead and queues the
  * sweep; one more settle without the lock finishes that. Such a holder
  * took its user before the exit, and holders are serialised by the lock,
- * so one is enough (race_test exit-wait; issue 12, item 12).
+ * so one is enough (race_test exit-wait).
  */
 void ue_event_mutex_lock_settled(void)
 {
@@ -597,10 +599,10 @@ static int ue_event_reg(struct trace_event_call *call, enum trace_reg type,
 }
 
 /*
- * Look for the event, with event_mutex held (spec 1.5): the event @name with
- * fields @args, referenced; NULL if there is none, or an ERR_PTR. The fields
- * are split for matching only once an event of that name turns up: a new
- * name costs no allocation here.
+ * Look for the event, with event_mutex held, as upstream's find_user_event():
+ * the event @name with fields @args, referenced; NULL if there is none, or an
+ * ERR_PTR. The fields are split for matching only once an event of that name
+ * turns up: a new name costs no allocation here.
  */
 static struct ue_event *ue_event_find(const char *name, const char *args,
 				      u16 reg_flags)
@@ -659,7 +661,7 @@ static struct ue_event *ue_event_alloc(char *cmd, char *args, u16 reg_flags)
 	INIT_LIST_HEAD(&ev->enablers);
 	ev->reg_flags = reg_flags;
 	if (reg_flags & USER_EVENT_REG_MULTI_FORMAT) {
-		/* The id is used up even if parsing fails (spec 1.5). */
+		/* The id is used up even if parsing fails, as upstream. */
 		ev->tp_name = kasprintf(GFP_KERNEL_ACCOUNT, "%s.%llx", cmd,
 					ue_multi_id++);
 		if (!ev->tp_name) {
@@ -828,7 +830,7 @@ static void ue_probe_other(void *data)
  * Test builds (race.c): attach or detach a probe of neither kind to the
  * event whose tracepoint is @tp_name, as another module could, and
  * recompute its status as the core's callback does, so that the "other"
- * marker of user_events_status can be tested (spec 1.10). Holds a
+ * marker of user_events_status can be tested. Holds a
  * reference while attached, as the core's probes do.
  */
 int ue_event_test_other(const char *tp_name, bool attach)

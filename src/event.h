@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A user event: its tracepoint and trace_event_call in the tracing core, its
- * parsed fields, and its reference count (spec 2.1, 2.7).
+ * parsed fields, and its reference count.
  */
 #ifndef UE_EVENT_H
 #define UE_EVENT_H
@@ -18,7 +18,7 @@
 #include "parse.h"
 #include "ue.h"
 
-/* Status bits: which kinds of probe are attached (spec 1.10). */
+/* Status bits: which kinds of probe are attached (user_events_status). */
 #define UE_STATUS_FTRACE	BIT(0)
 #define UE_STATUS_PERF		BIT(1)
 #define UE_STATUS_OTHER		BIT(7)
@@ -56,23 +56,24 @@ struct ue_event {
 #define UE_EVENT_ALLOC		roundup_pow_of_two(sizeof(struct ue_event))
 #define UE_EVENT_SPARE		(UE_EVENT_ALLOC - sizeof(struct ue_event))
 
-/* Maximum number of user events (kernel.user_events_max, spec 1.13). */
+/* Maximum number of user events (kernel.user_events_max). */
 extern unsigned int ue_max_events;
 
 /*
- * Find the event @cmd names or create it (spec 1.3 steps 12-19, 1.5). @cmd
- * is a kmalloc'd "name[ fields]" string whose ownership passes to this call.
+ * Find the event @cmd names or create it, as upstream's user_event_parse()
+ * and find_user_event(). @cmd is a kmalloc'd "name[ fields]" string whose
+ * ownership passes to this call.
  * Returns a referenced event or an ERR_PTR.
  */
 struct ue_event *ue_event_find_or_create(char *cmd, u16 reg_flags);
 
-/* Delete every event named @name (DIAG_IOCSDEL, spec 1.6). */
+/* Delete every event named @name (DIAG_IOCSDEL). */
 int ue_event_delete(const char *name);
 
 /*
  * Delete one event with event_mutex held, as the dynamic-events core calls
  * for it: -EBUSY unless at its last reference, -EPERM for a persistent
- * event without CAP_PERFMON, else destroyed (spec 1.6, 1.11).
+ * event without CAP_PERFMON, else destroyed, as upstream's user_event_free().
  */
 int ue_event_delete_locked(struct ue_event *ev);
 
@@ -122,7 +123,8 @@ enum print_line_t ue_event_print(struct trace_iterator *iter, int flags,
  * held: the dynamic-events layer lists an event from its creation to its
  * removal, the enabler layer sets enable bits when its status changes.
  * This file calls no higher layer itself; main.c, which knows them all,
- * hands their functions to ue_events_init() (issue 14, item 6).
+ * hands their functions to ue_events_init(), so that no layer depends on
+ * one above it.
  */
 struct ue_event_hooks {
 	void (*added)(struct ue_event *ev);

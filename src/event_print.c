@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Text output of a user event in "trace": "<name>: field=value ...", the
- * same text as 6.12's print_event_fields() (spec 1.12), on every kernel. The
- * core's printer does not exist before 6.12 and is IBT-sealed on 6.12, so we
- * print from our own field list.
+ * Text output of a user event in "trace": "<name>: field=value ...", the same
+ * text as 6.12's print_event_fields() (kernel/trace/trace_output.c), on every
+ * kernel. The core's printer does not exist before 6.12 and is IBT-sealed on
+ * 6.12, so we print from our own field list.
  */
 #include <linux/ctype.h>
 #include <linux/trace_events.h>

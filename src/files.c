@@ -26,12 +26,11 @@ static struct dentry *ue_status_dentry;
 
 /*
  * gid= and mode=: who may use the files without root, given once in
- * /etc/modprobe.d rather than by chgrp and chmod after every load (issue
- * 29). Read when the files are created, at load; 0444 in sysfs, since a
- * later change would not reach the files. A bad value is said here, in
- * the one line of the refused load, and refused by ue_files_params_ok():
- * the kernel's own line for a parameter whose ->set fails names no valid
- * range.
+ * /etc/modprobe.d rather than by chgrp and chmod after every load. Read when
+ * the files are created, at load; 0444 in sysfs, since a later change would
+ * not reach the files. A bad value is said here, in the one line of the
+ * refused load, and refused by ue_files_params_ok(): the kernel's own line
+ * for a parameter whose ->set fails names no valid range.
  */
 static kgid_t ue_gid = INVALID_GID;	/* unset: tracefs's own */
 static umode_t ue_mode = UE_MODE_DATA;
@@ -133,7 +132,7 @@ static bool ue_tracefs_has(const char *name)
  * may reach its operations through the inode. The dentry leaves the
  * namespace, but a file opened with O_PATH (which pins no module) keeps
  * dentry and inode, and reopening it through /proc/self/fd would otherwise
- * read the freed operations (issue 12, item 10). A bad inode's operations
+ * read the freed operations. A bad inode's operations
  * are the kernel's own, which refuse every open with EIO.
  */
 static void ue_file_remove(struct dentry *d)

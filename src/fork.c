@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fork without CLONE_VM gives the child its own copy of the parent's
- * enablers (spec 1.9). Upstream is called from copy_process(); we attach to
- * the task_newtask tracepoint, which fires at the same place and carries the
- * clone flags. Its probes may run with preemption disabled, so the probe
- * only snapshots the parent's enablers (fork_snap.c) and hands them to the
- * child as task work, which runs in the child, able to sleep, before it first
- * returns to user space; the child's words are written with the current
- * state then, closing the window between the copy of memory and the copy
- * of the enablers.
+ * enablers, as upstream's user_event_mm_dup(). Upstream is called from
+ * copy_process(); we attach to the task_newtask tracepoint, which fires at
+ * the same place and carries the clone flags. Its probes may run with
+ * preemption disabled, so the probe only snapshots the parent's enablers
+ * (fork_snap.c) and hands them to the child as task work, which runs in the
+ * child, able to sleep, before it first returns to user space; the child's
+ * words are written with the current state then, closing the window between
+ * the copy of memory and the copy of the enablers.
  *
  * The probe stays registered while the module is loaded; it returns at once
  * for a parent with no enablers.
@@ -27,7 +27,7 @@
  * The task work holds a reference on the module, which it drops last:
  * attaching may drop the last reference of an event, and with it the
  * module reference that the event held, while this code still runs and
- * holds ue_reg_mutex (issue 12, item 6). What runs after the put is the
+ * holds ue_reg_mutex. What runs after the put is the
  * return from here, which ue_fork_exit() waits for.
  */
 static void ue_fork_task_work(struct callback_head *cb)

@@ -4,9 +4,9 @@
  * Their symbols are not exported, so the typed register_trace_NAME() cannot
  * be linked: each is found by name and registered with
  * tracepoint_probe_register(), which takes any function. A probe of the
- * wrong prototype would then be called with arguments it misreads (issue
- * 12, item 8), so every probe is checked against the prototype in the
- * kernel's header, where a build fails if they differ.
+ * wrong prototype would then be called with arguments it misreads, so every
+ * probe is checked against the prototype in the kernel's header, where a
+ * build fails if they differ.
  */
 #ifndef UE_KERNEL_TP_H
 #define UE_KERNEL_TP_H

@@ -64,11 +64,11 @@ static int __init ue_module_init(void)
 	if (ret)
 		goto fail_files;
 	/*
-	 * Nothing fails from here on: once the files are visible, an fd or
-	 * an event may point into the module, which a failed init would free
-	 * under them (issue 12, item 10). The limit comes after the files so
-	 * that a second copy of the module is refused by the file check,
-	 * with its one message, before its sysctl could clash with ours.
+	 * Nothing fails from here on: once the files are visible, an fd or an
+	 * event may point into the module, which a failed init would free
+	 * under them. The limit comes after the files so that a second copy
+	 * of the module is refused by the file check, with its one message,
+	 * before its sysctl could clash with ours.
 	 */
 	ue_sysctl_register();
 	ue_debugfs_init();
@@ -103,7 +103,7 @@ static void __exit ue_module_exit(void)
 	 * gone, an open() of one finds its owner going, which the kernel
 	 * answers with ENODEV and a WARN (do_dentry_open()). tracefs has no
 	 * proxy operations as debugfs has, so a module cannot close that
-	 * window; it can keep it short (issue 12, item 10).
+	 * window; it can keep it short.
 	 */
 	ue_files_remove();
 	ue_dyn_exit();

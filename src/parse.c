@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The user event command language: field lists, their record layout, print
- * format and validators (spec 1.4, 1.8), and the comparison of a field list
- * with a registration request (spec 1.5). See parse.h.
+ * The user event command language (user_events.rst, Command Format): field
+ * lists, their record layout, print format and validators, and the comparison
+ * of a field list with a registration request. See parse.h.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
@@ -16,7 +16,7 @@
 #include "compat/unaligned.h"
 #include "parse.h"
 
-/* A fixed-size type of spec 1.4: its size and its print format. */
+/* A fixed-size type (upstream's user_field_size()): size and print format. */
 struct ue_basic_type {
 	const char	*name;
 	u32		size;
@@ -41,8 +41,9 @@ static const struct ue_basic_type ue_basic_types[] = {
 };
 
 /*
- * Types with a space in them, recognised by prefix (spec 1.4). Order
- * matters: "__data_loc unsigned " must be tried before "__data_loc ".
+ * Types with a space in them, recognised by prefix, as upstream's
+ * user_event_parse_field() does. Order matters: "__data_loc unsigned " must
+ * be tried before "__data_loc ".
  */
 static const char * const ue_spaced_prefixes[] = {
 	"unsigned ",
@@ -63,7 +64,7 @@ int ue_cmd_split(char *cmd, char **name, char **args)
 	if (space)
 		*space++ = '\0';
 
-	/* "NAME:FLAGS": no flags are defined, so any is an error (spec 1.3, 1.4) */
+	/* "NAME:FLAGS": no flags are defined, so any is an error */
 	if (strchr(cmd, ':'))
 		return -EINVAL;
 
@@ -96,15 +97,15 @@ static size_t ue_spaced_prefix_len(const char *field)
 }
 
 /*
- * Split one field, leading white space already skipped, into TYPE, NAME
- * and the optional SIZE text (spec 1.4). Every single space separates, so
- * two spaces in a row or a trailing space make an empty token, which is an
- * error; tabs are not separators. A type with a known prefix runs to the
- * first space after that prefix.
+ * Split one field, leading white space already skipped, into TYPE, NAME and
+ * the optional SIZE text, as upstream's user_event_parse_field(). Every
+ * single space separates, so two spaces in a row or a trailing space make an
+ * empty token, which is an error; tabs are not separators. A type with a
+ * known prefix runs to the first space after that prefix.
  *
- * Upstream accepts an empty NAME ("u32 ", "unsigned int ;"), a field that
- * can never match its own registration text; this follows the spec's rule
- * that a trailing space is an error.
+ * Upstream accepts an empty NAME ("u32 ", "unsigned int ;"), a field that can
+ * never match its own registration text; here a trailing space is an error
+ * wherever it is.
  */
 static int ue_field_split(char *field, struct ue_field *f, char **size_text)
 {
@@ -136,8 +137,9 @@ static int ue_field_split(char *field, struct ue_field *f, char **size_text)
 }
 
 /*
- * N of "char[N]" (spec 1.4, 1.13): at most 7 characters after '[', ']'
- * included, in any base kstrtouint() knows; 1 <= N <= UE_MAX_ARRAY.
+ * N of "char[N]", as upstream's user_field_array_size(): at most 7
+ * characters after '[', ']' included, in any base kstrtouint() knows;
+ * 1 <= N <= UE_MAX_ARRAY.
  */
 static int ue_array_len(const char *type, u32 *len)
 {
@@ -161,9 +163,9 @@ static int ue_array_len(const char *type, u32 *len)
 }
 
 /*
- * Size of a field that is not a struct (spec 1.4): a basic type, a char
- * array, or a 4-byte __data_loc/__rel_loc word. Anything else, "long"
- * included, is an error.
+ * Size of a field that is not a struct (upstream's user_field_size()): a
+ * basic type, a char array, or a 4-byte __data_loc/__rel_loc word. Anything
+ * else, "long" included, is an error.
  */
 static int ue_type_size(struct ue_field *f)
 {
@@ -195,8 +197,8 @@ static int ue_type_size(struct ue_field *f)
 
 /*
  * Size of a field: SIZE, decimal and non-zero, for a struct and only for a
- * struct (spec 1.4). Upstream returns SIZE >= 2^31 as a (meaningless)
- * negative error; here it is -EINVAL.
+ * struct. Upstream returns SIZE >= 2^31 as a (meaningless) negative error;
+ * here it is -EINVAL.
  */
 static int ue_field_size(struct ue_field *f, const char *size_text)
 {
@@ -211,7 +213,7 @@ static int ue_field_size(struct ue_field *f, const char *size_text)
 }
 
 /*
- * Parse one non-empty field placed at record @offset into @f (spec 1.4).
+ * Parse one non-empty field placed at record @offset into @f.
  * Fields are packed. The record must stay below 2 GiB, as the tracing core
  * keeps offsets in an int; upstream silently wraps instead.
  */
@@ -237,7 +239,7 @@ static int ue_field_parse(char *text, u32 offset, struct ue_field *f)
 	return 0;
 }
 
-/* Start of the field in @seg, or NULL when it is blank (spec 1.4). */
+/* Start of the field in @seg, or NULL when it is blank. */
 static char *ue_field_start(const char *seg)
 {
 	char *start = skip_spaces(seg);
@@ -290,7 +292,7 @@ static void *ue_table_alloc(struct ue_spare *spare, u32 n, size_t size,
 	return table;
 }
 
-/* One validator per __data_loc/__rel_loc field, in order (spec 1.8). */
+/* One validator per __data_loc/__rel_loc field, in order. */
 static int ue_validators_build(struct ue_fields *f, struct ue_spare *spare)
 {
 	struct ue_validator *v;
@@ -372,7 +374,7 @@ void ue_fields_free(struct ue_fields *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* The conversion of a field in the print fmt (spec 1.4). */
+/* A field's conversion in the print fmt (upstream's user_field_format()). */
 static const char *ue_field_fmt(const struct ue_field *f)
 {
 	const struct ue_basic_type *basic = ue_basic_type(f->type);
@@ -384,7 +386,10 @@ static const char *ue_field_fmt(const struct ue_field *f)
 	return "%llu";		/* structs, and locs of anything but char[] */
 }
 
-/* The helper that prints a dynamic string field, or NULL (spec 1.4). */
+/*
+ * The helper that prints a dynamic string field, or NULL, as upstream's
+ * user_field_is_dyn_string().
+ */
 static const char *ue_field_str_func(const struct ue_field *f)
 {
 	if (!f->is_string)
@@ -410,7 +415,8 @@ size_t ue_put(char *buf, size_t size, size_t pos, const char *fmt, ...)
 
 /*
  * Write the print fmt into @buf of @size bytes: "a=FMT b=FMT", then
- * ", REC->a" or ", __get_str(a)" per field (spec 1.4). Returns its length.
+ * ", REC->a" or ", __get_str(a)" per field, as upstream's
+ * user_event_set_print_fmt(). Returns its length.
  */
 static size_t ue_print_fmt_render(const struct ue_fields *f, char *buf,
 				  size_t size)
@@ -479,7 +485,7 @@ char **ue_args_split(const char *args, int *argc)
 	if (!spaced)
 		return NULL;
 
-	/* "a;b" becomes "a; b", so that ';' always ends a token (spec 1.5) */
+	/* "a;b" becomes "a; b", so that ';' always ends a token (as upstream) */
 	for (pos = spaced; *args; args++) {
 		*pos++ = *args;
 		if (*args == ';' && !isspace(args[1]))
@@ -527,10 +533,10 @@ static bool ue_joined_done(const struct ue_joined *j)
 }
 
 /*
- * Whether @f matches the tokens from argv[*i]: those up to and including
- * the first one containing ';' (or all that are left), joined with one
- * space, must read "TYPE NAME[ SIZE][;]", SIZE for structs only and ';'
- * iff one was consumed (spec 1.5). Advances *i past them.
+ * Whether @f matches the tokens from argv[*i]: those up to and including the
+ * first one containing ';' (or all that are left), joined with one space,
+ * must read "TYPE NAME[ SIZE][;]", SIZE for structs only and ';' iff one was
+ * consumed, as upstream's user_field_match(). Advances *i past them.
  */
 static bool ue_field_match(const struct ue_field *f, int argc,
 			   const char **argv, int *i)
@@ -583,18 +589,17 @@ bool ue_fields_match(const struct ue_fields *f, int argc, const char **argv)
 }
 
 /*
- * Check one __data_loc/__rel_loc word (spec 1.8): its data must end within
- * the record, and a string's last byte must be NUL.
+ * Check one __data_loc/__rel_loc word, as upstream's user_event_validate():
+ * its data must end within the record, and a string's last byte must be NUL.
  *
- * A string of size 0 is refused (issue 30, item 6). Upstream checks the
- * byte before the data then (spec 1.8), so DYN_LOC(len, 0) passes whenever
- * that byte is 0, and readers that take the size as the string's bytes
- * get none, not even a NUL: the core's string filters (the length-0 case
- * of filter_pred_strloc()) and hist string variables then read on past
- * the record until they meet a 0. A NUL-terminated string has at least
- * one byte; a size of 0 is as malformed as a missing NUL. Zero-size data
- * of other types (u8[] and the like) stays valid: nothing reads it as a
- * string.
+ * A string of size 0 is refused. Upstream checks the byte before the data
+ * then, so DYN_LOC(len, 0) passes whenever that byte is 0, and readers that
+ * take the size as the string's bytes get none, not even a NUL: the core's
+ * string filters (the length-0 case of filter_pred_strloc()) and hist string
+ * variables then read on past the record until they meet a 0. A
+ * NUL-terminated string has at least one byte; a size of 0 is as malformed as
+ * a missing NUL. Zero-size data of other types (u8[] and the like) stays
+ * valid: nothing reads it as a string.
  *
  * A string whose last byte lies in the 8-byte header (a __data_loc such as
  * DYN_LOC(0, 2)) is refused. Upstream checks the header of the record it

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The user event command language (spec 1.4, 1.5): "NAME[ FIELD[;FIELD...]]".
+ * The user event command language (user_events.rst, Command Format):
+ * "NAME[ FIELD[;FIELD...]]".
  *
  * This unit has no dependency on the tracing core: it turns text into field
  * descriptions, print formats and validators, and compares field lists. The
@@ -94,8 +95,9 @@ int ue_fields_parse(char *args, struct ue_fields *out, struct ue_spare *spare);
 void ue_fields_free(struct ue_fields *f);
 
 /*
- * The print fmt of spec 1.4: taken from @spare (may be NULL) if it fits,
- * else kmalloc'd with @gfp; NULL on allocation failure.
+ * The print fmt, as upstream's user_event_set_print_fmt() makes it: taken
+ * from @spare (may be NULL) if it fits, else kmalloc'd with @gfp; NULL on
+ * allocation failure.
  */
 char *ue_print_fmt(const struct ue_fields *f, gfp_t gfp,
 		   struct ue_spare *spare);
@@ -107,13 +109,17 @@ char *ue_print_fmt(const struct ue_fields *f, gfp_t gfp,
  */
 char **ue_args_split(const char *args, int *argc);
 
-/* Whether the fields equal the split arguments under the rules of spec 1.5. */
+/*
+ * Whether the fields equal the split arguments under the rules of upstream's
+ * user_fields_match().
+ */
 bool ue_fields_match(const struct ue_fields *f, int argc, const char **argv);
 
 /*
  * Check the __data_loc/__rel_loc fields of a record of @len bytes (the
- * trace_entry included) as spec 1.8 describes: 0, or -EFAULT. The caller
- * has already checked that the record holds min_size payload bytes.
+ * trace_entry included) as upstream's user_event_validate() does: 0, or
+ * -EFAULT. The caller has already checked that the record holds min_size
+ * payload bytes.
  */
 int ue_validate(const struct ue_fields *f, const void *rec, u32 len);
 

@@ -48,7 +48,7 @@ void ue_race_bit_failed(const char *call, int err, int rounds)
 /*
  * other_probe: writing "NAME" attaches a probe of neither kind (not
  * ftrace's, not perf's) to the event whose tracepoint is NAME, "-NAME"
- * detaches it; user_events_status then says "other" (spec 1.10).
+ * detaches it; user_events_status then says "other".
  */
 static int ue_other_probe_set(const char *val, const struct kernel_param *kp)
 {

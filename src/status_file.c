@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * user_events_status: one line per event in hash-table order, then the
- * totals (spec 1.10):
+ * totals, as in user_events.rst, Status:
  *   <tracepoint name>[ # Used by[ ftrace][ perf][ other]]
  *   (empty line)
  *   Active: <events>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/sys/kernel/user_events_max (spec 1.1, 1.13): the number of user
- * events that may exist at once, system-wide. Registrations beyond it get
- * -EMFILE (event.c); lowering it deletes nothing.
+ * /proc/sys/kernel/user_events_max: the number of user events that may exist
+ * at once, system-wide. Registrations beyond it get -EMFILE (event.c);
+ * lowering it deletes nothing.
  *
  * /proc does not pin the module: unregister_sysctl_table() waits for
  * handlers that are running, so nothing runs our code after unload.
@@ -43,9 +43,9 @@ static struct ctl_table ue_sysctls[UE_SYSCTL_ENTRIES(1)] = {
 };
 
 /*
- * Registered once the files exist, when failing the load is no longer
- * safe (an fd or an event may already point into the module, issue 12,
- * item 10): without it the module works with the default limit.
+ * Registered once the files exist, when failing the load is no longer safe
+ * (an fd or an event may already point into the module): without it the
+ * module works with the default limit.
  */
 void ue_sysctl_register(void)
 {

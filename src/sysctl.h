@@ -2,7 +2,7 @@
 #ifndef UE_SYSCTL_H
 #define UE_SYSCTL_H
 
-/* kernel.user_events_max (spec 1.13). */
+/* kernel.user_events_max. */
 void ue_sysctl_register(void);
 void ue_sysctl_unregister(void);
 

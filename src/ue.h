@@ -12,7 +12,10 @@
 
 #include "../include/uapi/linux/user_events.h"
 
-/* Serialises registration, deletion and per-file state (spec 2.8). */
+/*
+ * Serialises registration, deletion and per-file state, as upstream's
+ * group->reg_mutex.
+ */
 extern struct mutex ue_reg_mutex;
 
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The write path (spec 1.8): "[u32 write_index][payload]" becomes one record
+ * The write path: "[u32 write_index][payload]" becomes one record
  * in every attached ftrace instance and perf event.
  *
  * It takes no lock and allocates nothing. The payload is copied from user

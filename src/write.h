@@ -11,7 +11,8 @@ int ue_write_enabled(struct ue_event *ev, struct iov_iter *i);
 
 /*
  * Record the payload left in @i (the write index already consumed) for @ev,
- * which the caller keeps referenced: 0 or a negative errno (spec 1.8).
+ * which the caller keeps referenced: 0 or a negative errno, as upstream's
+ * user_events_write_core() in kernel/trace/trace_events_user.c.
  * Inline: a disabled event's write costs no further call.
  */
 static inline int ue_write_event(struct ue_event *ev, struct iov_iter *i)

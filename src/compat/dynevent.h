@@ -2,10 +2,10 @@
 /*
  * The dynamic-events core (kernel/trace/trace_dynevent.h), which is private:
  * linux-headers packages do not ship it, so its two structures are declared
- * here with the kernel's names and layouts (spec 3.4; checked against the
- * BTF of the three Debian kernels: dyn_event is 24 bytes, list + ops, and
- * dyn_event_operations 56 bytes, list then five callbacks, on all three;
- * the same on Debian's 7.2.13 and 7.3.4). Verified at load (verify.c).
+ * here with the kernel's names and layouts (checked against the BTF of the
+ * three Debian kernels: dyn_event is 24 bytes, list + ops, and
+ * dyn_event_operations 56 bytes, list then five callbacks, on all three; the
+ * same on Debian's 7.2.13 and 7.3.4). Verified at load (verify.c).
  *
  * 5.10:   create(argc, argv): the core splits each line at white space
  *         (argv_split) before calling it.
@@ -56,7 +56,7 @@ struct dyn_event {
 	struct dyn_event_operations	*ops;
 };
 
-/* What a user event's line starts with in dynamic_events (spec 1.11). */
+/* What a user event's line starts with in dynamic_events. */
 #define UE_DYN_PREFIX	"u:"
 
 /* Our create, on the command line as written (dynevent.c). */
@@ -69,9 +69,9 @@ static inline int ue_dyn_create_entry(const char *raw_command)
 }
 #else
 /*
- * Re-join the words with single spaces (spec 3.5). Runs of white space and
- * tabs in the line become one space, which the field parser, unlike the
- * matcher, would otherwise have rejected: a 5.10 difference.
+ * Re-join the words with single spaces. Runs of white space and tabs in the
+ * line become one space, which the field parser, unlike the matcher, would
+ * otherwise have rejected: a 5.10 difference.
  */
 static inline int ue_dyn_create_entry(int argc, const char **argv)
 {

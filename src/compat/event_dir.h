@@ -13,13 +13,13 @@
  *   "docker run --oom-kill-disable"), and the core goes on: it logs "Could
  *   not create tracefs '...' directory" (or "entry", for one of the files)
  *   and still returns 0. Seen on Debian's 5.10.262 and 6.1.192, with either
- *   cgroup version (suite memcg; issue 30, item 5): events whose directory
- *   lacked "filter", "trigger" or "format", or had no directory at all. So
- *   there every registration looks at the event's directory in every
- *   instance, and at each of its files: ue_event_dirs_charged(). The files
- *   are those event_create_dir() makes for a call with a reg callback and a
- *   type, as both kernels have it. The walk over the instances is shared
- *   with removed_event.c.
+ *   cgroup version (suite memcg): events whose directory lacked "filter",
+ *   "trigger" or "format", or had no directory at all. So there every
+ *   registration looks at the event's directory in every instance, and at
+ *   each of its files: ue_event_dirs_charged(). The files are those
+ *   event_create_dir() makes for a call with a reg callback and a type, as
+ *   both kernels have it. The walk over the instances is shared with
+ *   removed_event.c.
  *
  * eventfs (6.6+): adding the call makes eventfs nodes, not charged to any
  *   cgroup (GFP_KERNEL); the dentries and inodes are made when someone

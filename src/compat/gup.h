@@ -8,15 +8,15 @@
  *   under event_mutex and the mmap lock, and such a fault can wait on user
  *   space for ever: a FUSE daemon that never answers a read, a hung NFS
  *   server. Every ftrace enable, perf open and registration on the machine
- *   would wait with it, and the process's fork() too (issue 12, item 2;
- *   tests/userspace/fuse_test.c). There, the page is pinned by the
- *   fast-only walk, which never faults (5.9+): the caller then faults the
- *   word in outside every lock, as on 5.16+. The walk reads current's page
- *   tables, so for another process's address space a worker adopts it for
- *   the walk (kthread_use_mm(), 5.8+; workqueue workers are kthreads), on a
- *   queue of the module's own whose items never wait on user space: the
- *   caller waits for it under event_mutex, which it could not do behind
- *   whatever else fills a shared kernel queue (ue_gup_init()).
+ *   would wait with it, and the process's fork() too
+ *   (tests/userspace/fuse_test.c). There, the page is pinned by the fast-only
+ *   walk, which never faults (5.9+): the caller then faults the word in
+ *   outside every lock, as on 5.16+. The walk reads current's page tables, so
+ *   for another process's address space a worker adopts it for the walk
+ *   (kthread_use_mm(), 5.8+; workqueue workers are kthreads), on a queue of
+ *   the module's own whose items never wait on user space: the caller waits
+ *   for it under event_mutex, which it could not do behind whatever else
+ *   fills a shared kernel queue (ue_gup_init()).
  * kmap_local_page(): 5.11+. 5.10 (amd64 here) has no highmem, so the page's
  *   address is its mapping; a 5.10 highmem build is refused.
  */

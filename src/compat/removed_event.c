@@ -75,18 +75,17 @@ static void ue_pin_drop(struct ue_pin *pin)
 
 /*
  * Module exit: @pin's file is still reached by an inode of its directory,
- * whose dentry something other than us holds. An O_PATH descriptor does,
- * with no reference to the file: it opened nothing, so the core took none
- * (issue 30, item 3). Were ours dropped, it would be the last, the file
- * would be freed while the inode's i_private still points at it, and an
- * open through /proc/self/fd would later read freed memory; on 5.10 and 6.1
- * it enabled whichever event's trace_event_file had reused it. A file
- * opened for reading or writing has a reference of its own, but it cannot
- * be told apart here from an O_PATH one, which may outlive it. So every
- * file still reached is kept, never freed: the core marked it
- * EVENT_FILE_FL_FREED when it removed the event, and its open refuses such
- * a file with ENODEV (after reading its tr, the core's, and, under
- * event_mutex, that flag) for as long as an inode leads to it.
+ * whose dentry something other than us holds. An O_PATH descriptor does, with
+ * no reference to the file: it opened nothing, so the core took none. Were
+ * ours dropped, it would be the last, the file would be freed while the
+ * inode's i_private still points at it, and an open through /proc/self/fd
+ * would later read freed memory; on 5.10 and 6.1 it enabled whichever event's
+ * trace_event_file had reused it. A file opened for reading or writing has a
+ * reference of its own, but it cannot be told apart here from an O_PATH one,
+ * which may outlive it. So every file still reached is kept, never freed: the
+ * core marked it EVENT_FILE_FL_FREED when it removed the event, and its open
+ * refuses such a file with ENODEV (after reading its tr, the core's, and,
+ * under event_mutex, that flag) for as long as an inode leads to it.
  *
  * What is kept is the core's alone, an object of its file_cachep: the one
  * pointer in it to memory of ours, event_call (the freed event's), is

@@ -36,9 +36,8 @@
  *   but us: their dentries are gone, so no path walk nor open file can
  *   reach them. At module exit, a file something still reaches (an O_PATH
  *   descriptor holds the inode without a reference to the file) is kept,
- *   never freed (ue_pin_keep(): issue 30, item 3). Upstream user_events has
- *   these defects on those kernels.
- *
+ *   never freed (ue_pin_keep()). Upstream user_events has these defects on
+ *   those kernels.
  * eventfs (6.6+) gives the format file the trace_event_file, refcounted,
  * and looks files up under its own lock, checking whether they are freed:
  * nothing to do there.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Load-time checks of the kernel internals the module relies on but no
- * header gives it (issue 12, item 8): a kernel that changed one of them
- * would build, load and corrupt memory. On any difference the module
- * refuses to load with one dmesg line naming it.
+ * Load-time checks of the kernel internals the module relies on but no header
+ * gives it: a kernel that changed one of them would build, load and corrupt
+ * memory. On any difference the module refuses to load with one dmesg line
+ * naming it.
  *
  * Checked here, reading only, each read of kernel memory fault-safe
  * (copy_from_kernel_nofault()), before anything is locked or written:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host checks of the packaging (issue 6): dkms.conf, the .debs (make deb:
+# Host checks of the packaging: dkms.conf, the .debs (make deb:
 # user-events-dkms and user-events-dev), lintian, make install-headers, and
 # make dkms-install / dkms-remove into private DKMS trees.
 # Prints one line per check: "host package pass|fail <case> [detail]".
@@ -103,8 +103,8 @@ if [ -f "$deb" ]; then
 	dpkg-deb -x "$deb" "$work/x"
 	check deb_modules_load "modules-load.d file is not 'user_events'" \
 		grep -qx user_events "$work/x/usr/lib/modules-load.d/user-events.conf"
-	# The group access example (issue 29, item 2): a conffile whose lines
-	# are all comments, the options line among them.
+	# The group access example: a conffile whose lines are all comments,
+	# the options line among them.
 	check deb_modprobe_conffile "/etc/modprobe.d/user-events-dkms.conf is not a conffile" \
 		sh -c "dpkg-deb --ctrl-tarfile '$deb' | tar -xO ./conffiles | grep -qx /etc/modprobe.d/user-events-dkms.conf"
 	check deb_modprobe_commented "user-events-dkms.conf has a line that is not a comment" \

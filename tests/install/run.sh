@@ -1,9 +1,9 @@
 #!/bin/bash
-# The install test of make check (issues 6 and 13): the Debian package as a
-# user of one Debian release installs it, with that release's apt and dkms
-# (2.8 on bullseye, 3.0 on bookworm, 3.2 on trixie, unstable's), in an
-# overlay over the release's cached chroot (tests/vm/chroot-lib.sh) that
-# already has the headers of the release's kernels:
+# The install test of make check: the Debian package as a user of one Debian
+# release installs it, with that release's apt and dkms (2.8 on bullseye, 3.0
+# on bookworm, 3.2 on trixie, unstable's), in an overlay over the release's
+# cached chroot (tests/vm/chroot-lib.sh) that already has the headers of the
+# release's kernels:
 #   - the steps of in-chroot.sh: install, what DKMS built and skipped, a
 #     kernel upgrade, remove and purge, a package upgrade, autopkgtest; and
 #     user-events-dev: samples/example.c built there with the installed

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suites for the command-language unit (src/parse.c): every type of
- * spec 1.4 with its size, signedness and print format; rejected forms;
- * array sizes at and past the limits; field layout and min_size; print fmt
- * strings; the matching rules of spec 1.5; name splitting; and the
- * __data_loc/__rel_loc validators of spec 1.8. Each case asserts exact
+ * KUnit suites for the command-language unit (src/parse.c): every type
+ * (user_events.rst, Field Format) with its size, signedness and print format;
+ * rejected forms; array sizes at and past the limits; field layout and
+ * min_size; print fmt strings; the matching rules of upstream's
+ * user_fields_match(); name splitting; and the __data_loc/__rel_loc
+ * validators (upstream's user_event_validate()). Each case asserts exact
  * results.
  *
  * The parser is compiled into this test module, so it is tested on its own,
@@ -328,7 +329,7 @@ static void ue_test_cmd_split(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ue_cmd_split(cmd, &name, &args), 0);
 }
 
-/* --- matching (spec 1.5) ------------------------------------------------- */
+/* --- matching ------------------------------------------------------------ */
 
 struct match_case {
 	const char	*fields;	/* NULL: no fields */
@@ -387,7 +388,7 @@ static void ue_test_match(struct kunit *test)
 	ue_fields_free(&f);
 }
 
-/* --- validators (spec 1.8) ----------------------------------------------- */
+/* --- validators ---------------------------------------------------------- */
 
 /* A record of trace_entry + one loc field + @data; returns its length. */
 static u32 loc_record(u8 *rec, u32 loc, const char *data, u32 len)
@@ -421,9 +422,9 @@ static void ue_test_validate_rel(struct kunit *test)
 	len = loc_record(rec, DYN_LOC(0, 4), "Test", 4);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
 	/*
-	 * Size 0: upstream checks the byte before the data (spec 1.8), here
-	 * the loc word's top byte, 0, and passes; a string has at least its
-	 * NUL, so it is refused (issue 30, item 6). Also with a NUL right
+	 * Size 0: upstream checks the byte before the data, here the loc
+	 * word's top byte, 0, and passes; a string has at least its NUL, so
+	 * it is refused. Also with a NUL right
 	 * before the data, and with one at the data, past its size.
 	 */
 	len = loc_record(rec, DYN_LOC(0, 0), "", 0);
@@ -453,9 +454,10 @@ static void ue_test_validate_data(struct kunit *test)
 	len = loc_record(rec, DYN_LOC(4, 9), "", 1);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), 0);
 	/*
-	 * ... but a string may not end in the header, whatever its bytes
-	 * (issue 12, item 9): DYN_LOC(0, 2), header zero or not, and an empty
-	 * string right after the header (its "last byte" is the header's).
+	 * ... but a string may not end in the header, whatever its bytes (the
+	 * writer does not write the header): DYN_LOC(0, 2), header zero or
+	 * not, and an empty string right after the header (its "last byte" is
+	 * the header's).
 	 */
 	len = loc_record(rec, DYN_LOC(0, 2), "", 0);
 	memset(rec, 0, 8);
@@ -467,8 +469,8 @@ static void ue_test_validate_data(struct kunit *test)
 	memset(rec, 0, 8);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
 	/*
-	 * Size 0 past the header, the byte before it a NUL: passes upstream
-	 * (spec 1.8), refused here (issue 30, item 6).
+	 * Size 0 past the header, the byte before it a NUL: passes upstream,
+	 * refused here.
 	 */
 	len = loc_record(rec, DYN_LOC(13, 0), "\0abc", 4);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
@@ -491,7 +493,7 @@ static void ue_test_validate_non_string(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), 0);
 	len = loc_record(rec, DYN_LOC(0, 4), "abc", 3);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), -EFAULT);
-	/* Empty data that is no string stays valid (issue 30, item 6). */
+	/* Empty data that is no string stays valid. */
 	len = loc_record(rec, DYN_LOC(0, 0), "", 0);
 	KUNIT_EXPECT_EQ(test, ue_validate(&f, rec, len), 0);
 	ue_fields_free(&f);

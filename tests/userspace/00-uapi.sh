@@ -1,4 +1,4 @@
-# UAPI layout (spec 1.2); needs no module.
+# UAPI layout (include/uapi/linux/user_events.h); needs no module.
 SUITE=uapi
 . /tests/lib.sh
 /tests/bin/uapi_layout

@@ -1,10 +1,10 @@
-# Module lifecycle (issue 2): load line, files and modes, modinfo, double
-# load, refusal when user_events_data already exists, rmmod while a file is
-# open, clean unload, reload; kernel.user_events_max comes and goes with
-# the module, and so does its debugfs state file; the files' group and mode
-# from gid= and mode= (issue 29, group_test); a removed event's file held
-# with O_PATH across an unload and a reload; what user-events-check says
-# where the kernel has user_events itself, and where nothing provides it.
+# Module lifecycle: load line, files and modes, modinfo, double load, refusal
+# when user_events_data already exists, rmmod while a file is open, clean
+# unload, reload; kernel.user_events_max comes and goes with the module, and
+# so does its debugfs state file; the files' group and mode from gid= and
+# mode= (group_test); a removed event's file held with O_PATH across an unload
+# and a reload; what user-events-check says where the kernel has user_events
+# itself, and where nothing provides it.
 SUITE=module
 . /tests/lib.sh
 KO=/modules/user_events.ko
@@ -64,19 +64,19 @@ ue_nok twin_not_loaded test -e /sys/module/user_events_race
 ue_ok files_kept_after_twin test -f $T/user_events_status
 ue_eq sysctl_kept_after_twin "$(cat /proc/sys/kernel/user_events_max)" 32768
 
-# A kernel whose private layouts differ from ours (issue 12, item 8), played
-# by a build with two members of struct dyn_event_operations swapped: the
-# load-time check refuses it with one line, before anything is registered
-# (here beside the loaded module, whose own operations it checks too).
+# A kernel whose private layouts differ from ours, played by a build with two
+# members of struct dyn_event_operations swapped: the load-time check refuses
+# it with one line, before anything is registered (here beside the loaded
+# module, whose own operations it checks too).
 SKEW=/modules/user_events_skew.ko
 ue_eq skew_refused "$(/tests/bin/ue_modctl load $SKEW)" ENOEXEC
 ue_eq skew_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_skew: cannot load: this kernel.s struct dyn_event_operations differs')" 1
 ue_eq skew_dmesg_one_line "$(ue_count_dmesg 'user_events_skew:')" 1
 ue_nok skew_not_loaded test -e /sys/module/user_events_skew
 ue_ok files_kept_after_skew test -f $T/user_events_data
-# A kernel that lacks a symbol the module resolves (issue 14, item 5),
-# played by the same build asking for one no kernel has: refused with one
-# line naming it, ENOENT, before the layout check.
+# A kernel that lacks a symbol the module resolves, played by the same build
+# asking for one no kernel has: refused with one line naming it, ENOENT,
+# before the layout check.
 ue_eq missing_symbol_refused \
 	"$(/tests/bin/ue_modctl load $SKEW test_missing_symbol=ue_no_such_symbol)" ENOENT
 ue_eq missing_symbol_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_skew: cannot load: kernel symbol ue_no_such_symbol not found$')" 1
@@ -98,10 +98,9 @@ if modinfo -F parmtype $SKEW | grep -q '^test_offset_skew:'; then
 	ue_nok sysmap_not_loaded test -e /sys/module/user_events_skew
 fi
 # Where removed events' files are pinned (5.10 and 6.1, compat/removed_event.h),
-# the core's file_cachep, which they are freed into, not what we take it for
-# (issue 12, item 8), played by the same build: a pointer to no slab object
-# (read without an oops), or a cache of objects too small. Refused with one
-# line each, ENOEXEC.
+# the core's file_cachep, which they are freed into, not what we take it for,
+# played by the same build: a pointer to no slab object (read without an
+# oops), or a cache of objects too small. Refused with one line each, ENOEXEC.
 if modinfo -F parmtype $SKEW | grep -q '^test_file_cache_ptr:'; then
 	n=$(ue_count_dmesg 'user_events_skew:')
 	ue_eq file_cache_ptr_refused "$(/tests/bin/ue_modctl load $SKEW test_file_cache_ptr=1)" ENOEXEC
@@ -150,13 +149,12 @@ ue_ok sysctl_reload.insmod_again insmod $KO
 ue_eq sysctl_reload.default "$(cat /proc/sys/kernel/user_events_max)" 32768
 ue_ok sysctl_reload.rmmod_again rmmod user_events
 
-# Group access that survives a reload (issue 29, item 2): gid= and mode=
-# give the files their group and mode when they are created (mode= is
-# user_events_data's, user_events_status gets its read bits), shown
-# read-only in sysfs; group_test checks what a member, a member with
-# CAP_PERFMON and an outsider may do (spec 1.1, 1.14). A bad value refuses
-# the load, EINVAL, with one line naming the parameter; a load without them
-# has upstream's 0640/0440 and tracefs's group again.
+# Group access that survives a reload: gid= and mode= give the files their
+# group and mode when they are created (mode= is user_events_data's,
+# user_events_status gets its read bits), shown read-only in sysfs; group_test
+# checks what a member, a member with CAP_PERFMON and an outsider may do. A
+# bad value refuses the load, EINVAL, with one line naming the parameter; a
+# load without them has upstream's 0640/0440 and tracefs's group again.
 ue_eq modinfo.parm.gid "$(modinfo -F parm $KO | grep -c '^gid:Group (a number) of user_events_data and user_events_status')" 1
 ue_eq modinfo.parm.mode "$(modinfo -F parm $KO | grep -c '^mode:Octal mode of user_events_data')" 1
 P=/sys/module/user_events/parameters
@@ -212,10 +210,10 @@ ue_eq group.defaults.data "$(stat -c '%u:%g %a' $T/user_events_data)" "0:0 640"
 ue_eq group.defaults.status "$(stat -c '%u:%g %a' $T/user_events_status)" "0:0 440"
 ue_ok group.defaults.rmmod rmmod user_events
 
-# A file kept open with O_PATH pins no module; reopened through
-# /proc/self/fd after the unload, it must be refused (EIO, the kernel's bad
-# inode), not reach the freed module's operations (issue 12, item 10: an
-# oops before). The splat scan checks that nothing else was printed.
+# A file kept open with O_PATH pins no module; reopened through /proc/self/fd
+# after the unload, it must be refused (EIO, the kernel's bad inode), not
+# reach the freed module's operations (an oops). The splat scan checks that
+# nothing else was printed.
 for f in user_events_data user_events_status; do
 	ue_ok "opath.$f.insmod" insmod $KO
 	ue_eq "opath.$f.unload_then_reopen" \
@@ -224,13 +222,13 @@ for f in user_events_data user_events_status; do
 done
 
 # A removed event's enable file held with O_PATH across an unload and a
-# reload (issue 30, item 3). O_PATH takes no reference to the core's
-# trace_event_file, so where the module pins removed events' files (5.10
-# and 6.1) its exit dropped the last one and freed the file while the inode
-# still pointed at it: the reopen after the reload read freed memory, and
-# on both kernels enabled one of the kprobe events whose files reused it.
-# Now the exit keeps such a file, with one line, and the reopen is ENODEV
-# (opath_test). 6.6+ (eventfs) pins nothing: no line there.
+# reload. O_PATH takes no reference to the core's trace_event_file, so where
+# the module pins removed events' files (5.10 and 6.1) an exit that dropped
+# the last one would free the file while the inode still points at it: the
+# reopen after the reload would read freed memory, and on both kernels enable
+# one of the kprobe events whose files reused it. So the exit keeps such a
+# file, with one line, and the reopen is ENODEV (opath_test). 6.6+ (eventfs)
+# pins nothing: no line there.
 KEPT='^(\[[ 0-9.]*\] )?user_events: kept 1 removed event files that descriptors still reach$'
 kept=0
 if modinfo -F parmtype $SKEW | grep -q '^test_file_cache_ptr:'; then

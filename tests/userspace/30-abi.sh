@@ -1,11 +1,10 @@
-# The ABI suites (issue 3): registration, format, write path, delete and
-# status, enable bits, limits and privileges, dynamic_events (issue 4),
-# registrations in a memory cgroup at its limit (issue 30, item 5),
-# descriptors passed over SCM_RIGHTS, a mount namespace with only the
-# bind-mounted files and a second tracefs mount (issue 29, item 3), each a
-# C program with its own suite name; then module lifetime (spec 3.6,
-# 3.7): rmmod is refused while any user event exists, dynamic_events
-# included, and leaves dynamic_events working for the other types.
+# The ABI suites: registration, format, write path, delete and status, enable
+# bits, limits and privileges, dynamic_events, registrations in a memory
+# cgroup at its limit, descriptors passed over SCM_RIGHTS, a mount namespace
+# with only the bind-mounted files and a second tracefs mount, each a C
+# program with its own suite name; then module lifetime: rmmod is refused
+# while any user event exists, dynamic_events included, and leaves
+# dynamic_events working for the other types.
 SUITE=abi
 . /tests/lib.sh
 ue_ok insmod insmod /modules/user_events.ko
@@ -54,7 +53,7 @@ echo 0 > $E/enable
 ue_eq example.deleted "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
 ue_ok example.rmmod rmmod user_events
 
-# Unloading while "u:" lines are being written (spec 3.6).
+# Unloading while "u:" lines are being written.
 ue_ok race.insmod insmod /modules/user_events.ko
 /tests/bin/dynev_test race /modules/user_events.ko
 ue_eq race.exit_status $? 0

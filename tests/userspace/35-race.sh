@@ -1,11 +1,10 @@
-# Races between two CPUs (issue 12, items 1, 4 and 12; issue 30, item 1;
-# the ftrace enable window). user_events_race.ko is the module built with
-# UE_TEST_RACE=1: it waits race_us microseconds at the place race_site names
-# (src/race.h), so that race_test hits windows that are a few instructions
-# wide in the shipped module many times a second. Afterwards nothing may be
-# left, and the module must unload; a kernel that oopses, loops or corrupts
-# memory on the way fails through the splat scan (and KASAN, lockdep on the
-# debug kernel).
+# Races between two CPUs (enablers against fork, exit and unload; the ftrace
+# enable window). user_events_race.ko is the module built with UE_TEST_RACE=1:
+# it waits race_us microseconds at the place race_site names (src/race.h), so
+# that race_test hits windows that are a few instructions wide in the shipped
+# module many times a second. Afterwards nothing may be left, and the module
+# must unload; a kernel that oopses, loops or corrupts memory on the way fails
+# through the splat scan (and KASAN, lockdep on the debug kernel).
 SUITE=race
 . /tests/lib.sh
 P=/sys/module/user_events_race/parameters
@@ -28,10 +27,11 @@ race() {
 # (fork loops of 6 s, 3 s on a flavour sibling: ue_budget)
 race unreg_fork 1 200 unreg-fork "$(ue_budget 6 3)"
 race del_fork 1 15000 del-fork "$(ue_budget 6 3)"
-# Sites 1 and 8 with a fault-in pending (issue 30, item 1): unregistering
-# such an enabler drops its event at once, while the fork probe is between
-# the enabler's check and its event (1) or between loading the event and
-# referencing it (8). Before the fix: a NULL dereference in fork() at 1.
+# Sites 1 and 8 with a fault-in pending: unregistering such an enabler
+# drops its event at once, while the fork probe is between the enabler's
+# check and its event (1) or between loading the event and referencing it
+# (8). A probe that loaded the event twice would dereference NULL in fork()
+# at 1.
 race fault_unreg_fork 1 10000 fault-unreg-fork "$(ue_budget 5 3)"
 race fault_unreg_fork_ev 8 10000 fault-unreg-fork-ev "$(ue_budget 5 3)"
 # Site 9: a word faulted in, its page pinned, before the registration's or
@@ -55,8 +55,8 @@ race exit_wait 2 2000 exit-wait "$(ue_budget 200 50)"
 echo 0 >/sys/kernel/tracing/options/record-cmd
 race ftrace_enable 3 20000 ftrace-enable 20
 # No site: the module's bit flips and the program's own flips of other bits
-# in the same words, both atomic, lose nothing (spec 1.9); record-cmd still
-# off, for the same reason.
+# in the same words, both atomic, lose nothing; record-cmd still off, for
+# the same reason.
 race bits_shared 0 0 bits-shared "$(ue_budget 500 100)"
 echo 1 >/sys/kernel/tracing/options/record-cmd
 # Site 7: deleting an event, event_mutex held, while its enable file is
@@ -64,43 +64,42 @@ echo 1 >/sys/kernel/tracing/options/record-cmd
 # slub_debug poisoning, a splat).
 race open_delete 7 20000 open-delete 20
 
-# Site 2 again (issue 30, item 4): a process exits, an AIO read of a FUSE
-# file whose daemon holds it in flight, while a perf attach's bit write
-# holds the last user of its address space for a second; the address
-# space's teardown then waits for the read (exit_aio()). Registrations,
-# status reads and deletions elsewhere must not wait with it, and the exit
-# must be in effect for them. fuse_test opens and closes the window itself,
-# and releases the daemon at the end.
+# Site 2 again: a process exits, an AIO read of a FUSE file whose daemon holds
+# it in flight, while a perf attach's bit write holds the last user of its
+# address space for a second; the address space's teardown then waits for the
+# read (exit_aio()). Registrations, status reads and deletions elsewhere must
+# not wait with it, and the exit must be in effect for them. fuse_test opens
+# and closes the window itself, and releases the daemon at the end.
 /tests/bin/fuse_test aio-exit $P
 ue_eq aio_exit.exit_status $? 0
 echo 0 >$P/race_site
 ue_eq aio_exit.status_empty "$(cat /sys/kernel/tracing/user_events_status)" "$(printf '\nActive: 0\nBusy: 0')"
 ue_eq aio_exit.state_empty "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
 
-# The "other" marker of user_events_status (issue 14, item 5): a probe
-# that is neither ftrace's nor perf's, attached through the race build's
-# other_probe parameter as another module could.
+# The "other" marker of user_events_status: a probe that is neither ftrace's
+# nor perf's, attached through the race build's other_probe parameter as
+# another module could.
 /tests/bin/other_test
 ue_eq other.exit_status $? 0
 ue_eq other.state_empty "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
 
 # Unloading while module code still runs: each test unloads the module
 # itself, as soon as nothing holds it.
-# Site 4 (item 6a): unload holds event_mutex a second while tracked address
-# spaces die; every one must be let go of before it returns.
+# Site 4: unload holds event_mutex a second while tracked address spaces
+# die; every one must be let go of before it returns.
 echo 1000000 >$P/race_us
 echo 4 >$P/race_site
 /tests/bin/race_test exit-rmmod user_events_race
 ue_eq exit_rmmod.exit_status $? 0
 ue_nok exit_rmmod.gone test -e /sys/module/user_events_race
 ue_eq exit_rmmod.address_spaces_released "$(dmesg | grep -c 'address spaces not released at unload')" 0
-# Site 5 (item 6b): a fork's attachment fails and drops the last event,
+# Site 5: a fork's attachment fails and drops the last event,
 # then stays in the module for half a second.
 ue_ok attach.insmod insmod /modules/user_events_race.ko race_site=5 race_us=500000
 /tests/bin/race_test attach-rmmod user_events_race
 ue_eq attach_rmmod.exit_status $? 0
 ue_nok attach_rmmod.gone test -e /sys/module/user_events_race
-# Site 6 (item 10): the module's sysctl fails at load, the files already
+# Site 6: the module's sysctl fails at load, the files already
 # visible and a thread registering through them: the load goes on.
 /tests/bin/race_test init-fail /modules/user_events_race.ko
 ue_eq init_fail.exit_status $? 0

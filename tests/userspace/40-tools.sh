@@ -1,8 +1,8 @@
-# Real tools (issue 4 item 6): Debian 12's perf and trace-cmd, copied into the
-# initramfs with their shared libraries by check.sh, record a user event that
-# ue_emit writes, and print its fields from the format file's print fmt
-# (through the libtraceevent in perf, and libtraceevent.so in trace-cmd).
-# They run on every kernel: the 6.1 userspace tools talk to 5.10 and 6.12 too.
+# Real tools: Debian 12's perf and trace-cmd, copied into the initramfs with
+# their shared libraries by check.sh, record a user event that ue_emit writes,
+# and print its fields from the format file's print fmt (through the
+# libtraceevent in perf, and libtraceevent.so in trace-cmd). They run on every
+# kernel: the 6.1 userspace tools talk to 5.10 and 6.12 too.
 #
 # Each tool's output is shown as "UE-OUT tools <step>:" lines, so that the
 # host neither counts them nor takes a "WARNING:" they print for a splat.

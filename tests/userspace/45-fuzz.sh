@@ -1,6 +1,6 @@
-# The seeded ABI fuzzer (issue 14, item 4; tests/userspace/fuzz_test.c):
+# The seeded ABI fuzzer (tests/userspace/fuzz_test.c):
 # 100000 (25000 on a flavour sibling, ue_budget) random ioctls, writes, "u:" lines, enable toggles and
-# user_events_max writes, each checked against the errnos the spec allows;
+# user_events_max writes, each checked against the errnos upstream allows;
 # afterwards nothing is left and the module unloads. The seed is new each
 # run and printed (UE-INFO); "fuzz_test SEED 100000" in a VM with the
 # module loaded runs the same calls again.

@@ -1,10 +1,10 @@
-# The concurrent stress suite (issue 14, item 2; tests/userspace/stress_test.c):
+# The concurrent stress suite (tests/userspace/stress_test.c):
 # worker processes of two threads register, unregister, write, close, fork,
 # exec, vfork, clone(CLONE_VM), exit and mprotect/madvise/munmap their enable
 # pages while other threads toggle enables in two ftrace instances and
 # through perf, create and delete "u:" events, DIAG_IOCSDEL, lower
 # kernel.user_events_max and try to unload the module (refused while in
-# use). Every result is checked against the errnos the spec allows; at
+# use). Every result is checked against the errnos upstream gives; at
 # quiescence user_events_status, the events directories and dynamic_events
 # agree, and every surviving thread's enable bits equal its events' state.
 # Afterwards nothing is left and the module unloads. The time is 30 s (15 s

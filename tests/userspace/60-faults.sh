@@ -1,10 +1,9 @@
-# Allocation failures on every entry point (issue 14, item 3): on the
-# debug kernels (FAILSLAB, FAIL_PAGE_ALLOC), fault_test fails the 1st, 2nd,
-# ... allocation of each call through the task's fail-nth until the call
-# runs without a fault, loading the module included; each faulted call
-# must succeed or give its documented errno and leave nothing half made.
-# The splat scan, lockdep, KASAN and the kmemleak scan after the last suite
-# judge what the kernel saw meanwhile.
+# Allocation failures on every entry point: on the debug kernels (FAILSLAB,
+# FAIL_PAGE_ALLOC), fault_test fails the 1st, 2nd, ... allocation of each call
+# through the task's fail-nth until the call runs without a fault, loading the
+# module included; each faulted call must succeed or give its documented errno
+# and leave nothing half made. The splat scan, lockdep, KASAN and the kmemleak
+# scan after the last suite judge what the kernel saw meanwhile.
 # suite-timeout: 900
 SUITE=faults
 . /tests/lib.sh

@@ -1,13 +1,12 @@
-# Spec 1.3 row 18: registrations until the kernel's trace type ids (16
-# bits, shared by every kind of event) run out give ENODEV and make
-# nothing; closing frees the ids again (ids_test.c). About 65000
-# registrations: some 80 s on a Debian kernel under TCG, so it runs on one
-# row, Debian 13's generic 6.12; on the debug kernels (KASAN, lockdep)
-# they would take 15 minutes (75 a second, measured).
-# Its limit: beside another VM and the builds (the cold make check of
-# 2026-11-27, two VMs at once) the registrations alone took 301 s, and
-# the default 300 s cut the suite off before its close; 600 s keeps the
-# row within its VM's 900 s (the suites before ids took 237 s there).
+# Registrations until the kernel's trace type ids (16 bits, shared by every
+# kind of event) run out give ENODEV and make nothing; closing frees the ids
+# again (ids_test.c). About 65000 registrations: some 80 s on a Debian kernel
+# under TCG, so it runs on one row, Debian 13's generic 6.12; on the debug
+# kernels (KASAN, lockdep) they would take 15 minutes (75 a second,
+# measured).
+# Its limit: beside another VM and the builds the registrations alone can
+# take more than the default 300 s; 600 s keeps the row within its VM's
+# 900 s.
 # suite-timeout: 600
 SUITE=ids
 . /tests/lib.sh

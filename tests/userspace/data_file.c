@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * user_events_data and user_events_status: open, read, unknown ioctls
- * (spec 1.1, 1.7, 1.10). Run with the module loaded.
+ * user_events_data and user_events_status: open, read, unknown ioctls (as
+ * upstream). Run with the module loaded.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -41,7 +41,7 @@ static void check_dir(const char *dir, const char *tag)
 		return;
 	n = read(fd, buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = '\0';
-	/* No events: an empty line and zero totals (spec 1.10). */
+	/* No events: an empty line and zero totals. */
 	snprintf(name, sizeof(name), "%s.status_text_empty", tag);
 	UE_STREQ(name, buf, "\nActive: 0\nBusy: 0\n");
 	close(fd);
@@ -62,7 +62,7 @@ int main(void)
 		ue_result("open", 0, strerror(errno));
 		return 1;
 	}
-	/* Unknown ioctls are ENOTTY, as upstream (spec 1.7). */
+	/* Unknown ioctls are ENOTTY, as upstream. */
 	UE_ERRNO("ioctl.unknown_enotty", ioctl(fd, _IO('*', 9)), ENOTTY);
 	UE_ERRNO("ioctl.other_magic_enotty", ioctl(fd, _IOW('x', 0, int), 0), ENOTTY);
 	/* The three ABI ioctls are known: a zeroed request is refused. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DIAG_IOCSDEL (spec 1.6), PERSIST lifetime (spec 1.5), user_events_status
- * (spec 1.10), and releases that are effective before the next register or
- * delete is judged (issue 3, item 12).
+ * DIAG_IOCSDEL, PERSIST lifetime, user_events_status, and releases that are
+ * effective before the next register or delete is judged (upstream defers
+ * them, and a delete right after can still see the event busy).
  */
 #include <dirent.h>
 
@@ -87,8 +87,8 @@ static void status_and_settle(void)
 
 /*
  * A persistent event at its last reference that perf holds: the core's
- * removal refuses, and so does DIAG_IOCSDEL, with EBUSY (spec 1.6); once
- * perf lets go it deletes (issue 14, item 5).
+ * removal refuses, and so does DIAG_IOCSDEL, with EBUSY; once perf lets go
+ * it deletes.
  */
 static void perf_holds(void)
 {
@@ -114,7 +114,7 @@ static void perf_holds(void)
 
 /*
  * A MULTI_FORMAT event's line in user_events_status is its tracepoint's
- * name, "<name>.<hex id>", the name of its directory (spec 1.10).
+ * name, "<name>.<hex id>", the name of its directory.
  */
 static void status_multi(void)
 {

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * User events in dynamic_events (spec 1.11): "u:" creation (persistent),
- * the listing of every user event, deletion with "-:" and "!u:" (exact
- * fields, systems, busy events), O_TRUNC, coexistence with kprobes, and
- * the same parsing as DIAG_IOCSREG. The whole file is compared at each
- * step, so the suite expects no other dynamic event to exist when it
- * starts, and leaves none.
+ * User events in dynamic_events: "u:" creation (persistent), the listing of
+ * every user event, deletion with "-:" and "!u:" (exact fields, systems, busy
+ * events), O_TRUNC, coexistence with kprobes, and the same parsing as
+ * DIAG_IOCSREG. The whole file is compared at each step, so the suite expects
+ * no other dynamic event to exist when it starts, and leaves none.
  *
  *   dynev_test                 the suite
- *   dynev_test race MODULE.ko  rmmod/insmod racing "u:" writes (spec 3.6)
+ *   dynev_test race MODULE.ko  rmmod/insmod racing "u:" writes
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -140,9 +139,9 @@ static void create(void)
 	UE_EQ("upper_u.einval", dyn("U:dyn_bad u32 a"), -EINVAL);
 	/*
 	 * Runs of white space inside the fields: from 6.1 the core hands the
-	 * line over whole and the parser rejects "u32  a" (spec 1.4); 5.10's
-	 * core splits it into words first, re-joined with single spaces
-	 * (spec 3.5), so there the event is created, as "u32 a".
+	 * line over whole and the parser rejects "u32  a"; 5.10's core splits
+	 * it into words first, re-joined with single spaces, so there the
+	 * event is created, as "u32 a".
 	 */
 	if (kernel_5_10()) {
 		UE_EQ("ws.5_10_double_space_ok", dyn("u:dyn_ws u32  a"), 0);
@@ -277,7 +276,7 @@ static int dir_gone_within(const char *name, int ms)
  * An eprobe on a user event holds its call (6.1+, call->refcnt): the event
  * cannot be removed while it does. Once the eprobe is gone the event must
  * be deletable again and, when nothing of ours holds it any more, go by
- * itself (issue 12, item 7: it stayed busy for ever, and pinned the module).
+ * itself (else it would stay busy for ever, and pin the module).
  */
 static void eprobe_hold(void)
 {
@@ -313,8 +312,9 @@ static void eprobe_hold(void)
 }
 
 /*
- * The same command through both paths (spec 4, dyn_test): the same result,
- * and on success the same listing and format (but for the ID line).
+ * The same command through both paths, as upstream's selftest dyn_test
+ * (tools/testing/selftests/user_events/): the same result, and on success the
+ * same listing and format (but for the ID line).
  */
 static void format_of(const char *name, char *buf, size_t size)
 {
@@ -393,7 +393,7 @@ static void equivalence(void)
 	UE_STREQ("equiv.nothing_left", dyn_text(), "");
 }
 
-/* No 512-byte limit on a line (spec 1.11). */
+/* No 512-byte limit on a line. */
 static void long_line(void)
 {
 	static char cmd[4096], want[4096];
@@ -417,12 +417,12 @@ static void long_line(void)
 }
 
 /*
- * Unload racing creates (spec 3.6): a child writes "u:" lines and deletes
- * them while the parent unloads and reloads the module, with nothing but
- * the child's events pinning it. Each rmmod must either fail with EAGAIN
+ * Unload racing creates (src/dynevent.c): a child writes "u:" lines and
+ * deletes them while the parent unloads and reloads the module, with nothing
+ * but the child's events pinning it. Each rmmod must either fail with EAGAIN
  * or succeed, each reload succeed; each create succeed or, with the module
- * gone or going, find no handler (EINVAL). A crash or a leaked event shows
- * as a kernel splat or a failed final rmmod.
+ * gone or going, find no handler (EINVAL). A crash or a leaked event shows as
+ * a kernel splat or a failed final rmmod.
  */
 static int race(const char *ko)
 {

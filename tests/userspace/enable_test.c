@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Enable bits (spec 1.9) and DIAG_IOCSUNREG (spec 1.7): the bit follows
- * ftrace, a second instance and perf; only that bit of the word changes;
- * 4- and 8-byte words and the 32-on-64 rule; DIAG_IOCSREG rows 10 and 21;
+ * Enable bits and DIAG_IOCSUNREG: the bit follows ftrace, a second instance
+ * and perf; only that bit of the word changes; 4- and 8-byte words and the
+ * 32-on-64 rule; DIAG_IOCSREG's EADDRINUSE and its failed enable write;
  * and process lifetimes: fork (with COW), CLONE_VM, exec and exit; pages
  * dropped with MADV_DONTNEED; faults that wait on user space (userfaultfd)
  * hold up no other process.
@@ -90,7 +90,7 @@ static void follows_consumers(void)
 	close(pfd);
 	UE_EQ("perf.close_clears", word, 0xaaaaaaa0);
 
-	/* Row 10: the same address and bit again. */
+	/* EADDRINUSE: the same address and bit again. */
 	UE_ERRNO("row10.same_addr_bit_eaddrinuse",
 		 reg_word(fd, "en_state u32 a", &word, 4, 1), EADDRINUSE);
 	UE_ERRNO("row10.other_event_same_bit_eaddrinuse",
@@ -162,9 +162,9 @@ static void unreg_rows(void)
 }
 
 /*
- * Spec 1.7: DIAG_IOCSUNREG force-clears the bit "with synchronous fault-in".
- * On a page a fork() left read-only (copy-on-write), the clear faults it in
- * and succeeds, and the word's other bits stay; on a word the process made
+ * DIAG_IOCSUNREG force-clears the bit, faulting the page in if needed. On a
+ * page a fork() left read-only (copy-on-write), the clear faults it in and
+ * succeeds, and the word's other bits stay; on a word the process made
  * read-only, the clear's -EFAULT is the answer and the enabler is gone.
  */
 static void unreg_pages(int fd)
@@ -205,7 +205,7 @@ static void bad_pages(void)
 	int fd = ue_open_data();
 	__u32 *p;
 
-	/* Row 21: a read-only word cannot be written. */
+	/* A read-only word cannot be written: the registration fails. */
 	p = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	UE_ERRNO("row21.readonly_efault", reg_word(fd, "en_pages u32 a", p, 4, 0), EFAULT);
 	munmap(p, page);
@@ -224,7 +224,7 @@ static void bad_pages(void)
 	munmap(p, page);
 	ue_enable("en_pages", 1);
 	ue_enable("en_pages", 0);
-	/* Spec 1.7: its unregistration is the clear's EFAULT, and removes it. */
+	/* Its unregistration is the clear's EFAULT, and removes it. */
 	UE_ERRNO("unmapped.unreg_efault", unreg(fd, p, 3), EFAULT);
 	UE_ERRNO("unmapped.unreg_gone", unreg(fd, p, 3), ENOENT);
 	unreg_pages(fd);
@@ -364,13 +364,12 @@ static void on_signal(int sig __attribute__((unused)))
 }
 
 /*
- * A pending signal (issue 12, item 5). Tracking an address space starts by
- * taking all its locks, which gave up with EINTR whenever a signal was
- * pending: a forked child that a signal reached before it first ran (its
- * enablers are attached then, right where signals are taken) was left
- * untracked, its enable word frozen. The parent runs SCHED_FIFO (the
- * children do not), so that on one CPU each child first runs with the
- * signal pending.
+ * A pending signal: a forked child that a signal reaches before it first runs
+ * (its enablers are attached then, right where signals are taken) must still
+ * be tracked, its enable word following the event; tracking that took locks
+ * interruptibly would give up with EINTR there and leave the word frozen. The
+ * parent runs SCHED_FIFO (the children do not), so that on one CPU each child
+ * first runs with the signal pending.
  */
 static void signals(void)
 {
@@ -404,7 +403,7 @@ static void signals(void)
 	close(fd);
 }
 
-/* --- faults that wait on user space (issue 12, item 3) ------------------- */
+/* --- faults that wait on user space -------------------------------------- */
 
 /* A userfaultfd reporting missing pages of @page; nobody reads it. */
 static int uffd_on(void *page, long size)
@@ -562,10 +561,10 @@ static long state_value(const char *key)
 }
 
 /*
- * Issue 12, item 11: a registration that fails at its enable write leaves
- * no tracked address space behind (README: a failed registration leaves
- * nothing). Run first, in a child of a process that has no enabler, so
- * that fork gives the child no tracking of its own.
+ * A registration that fails at its enable write leaves no tracked address
+ * space behind (README: a failed registration leaves nothing). Run first, in
+ * a child of a process that has no enabler, so that fork gives the child no
+ * tracking of its own.
  */
 static void failed_reg_untracked(void)
 {

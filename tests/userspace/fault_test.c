@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Allocation failures on every entry point (suite faults, issue 14 item 3),
- * on the debug kernels (FAILSLAB, FAIL_PAGE_ALLOC, the task's fail-nth):
- * each call runs with its 1st, 2nd, 3rd, ... allocation failed, until a run
- * in which no allocation was failed (the call's last allocation is behind
- * it). Every faulted call must succeed or return an errno the spec names
- * for it (ENOMEM, spec 1.3 row 20; the core's error, row 19; ENODEV where
- * no trace type id could be allocated, row 18); afterwards nothing may be
- * half made (what user_events_status, the events directories and the
- * module's debugfs state say agree with the call's result), the same call
- * made again without a fault succeeds, and once the child that made it has
- * exited nothing is left. The rig's splat scan and the final kmemleak scan
- * (99-kmemleak.sh) judge the rest.
+ * Allocation failures on every entry point (suite faults), on the debug
+ * kernels (FAILSLAB, FAIL_PAGE_ALLOC, the task's fail-nth): each call runs
+ * with its 1st, 2nd, 3rd, ... allocation failed, until a run in which no
+ * allocation was failed (the call's last allocation is behind it). Every
+ * faulted call must succeed or return an errno upstream gives it (ENOMEM; the
+ * core's error; ENODEV where no trace type id could be allocated); afterwards
+ * nothing may be half made (what user_events_status, the events directories
+ * and the module's debugfs state say agree with the call's result), the same
+ * call made again without a fault succeeds, and once the child that made it
+ * has exited nothing is left. The rig's splat scan and the final kmemleak
+ * scan (99-kmemleak.sh) judge the rest.
  *
  * Each attempt runs in a child of its own, so that an address space that a
- * failed registration tracked would show (spec 1.3 side effects: upstream
- * keeps it; this module forgets it). fail-nth counts the allocations of
- * the calling thread only: work the module defers to its queues is not
- * failed.
+ * failed registration tracked would show (upstream keeps it; this module
+ * forgets it). fail-nth counts the allocations of the calling thread only:
+ * work the module defers to its queues is not failed.
  *
  *   fault_test MODULE.ko [OP]   load MODULE.ko (itself swept), sweep every
  *                               entry point, unload it; OP: only that one
@@ -39,7 +37,7 @@
 #define MULTI		TRACEFS "/events/user_events_multi"
 #define EV		"flt_ev"
 #define EV_CMD		EV " u32 a"
-/* A "-:" line names the fields too (spec 1.11). */
+/* A "-:" line names the fields too. */
 #define DYN_DEL		"-:" EV_CMD
 /* Beyond any call's allocations: a sweep that gets here has failed. */
 #define MAX_NTH		2000
@@ -124,7 +122,7 @@ static const char *state(void)
 	return st;
 }
 
-/* The multi-format variants of the event (spec 1.5). */
+/* The multi-format variants of the event. */
 static int multi_exists(void)
 {
 	glob_t g;
@@ -139,8 +137,8 @@ static int multi_exists(void)
 
 /*
  * What exists must agree: the module's event count, the status file's
- * "Active:" line, and the event directories (spec 1.10, 1.12); and the
- * number of tracked address spaces.
+ * "Active:" line, and the event directories; and the number of tracked
+ * address spaces.
  */
 static void expect(const char *when, int events, int mms)
 {
@@ -187,7 +185,7 @@ static int enable(int on)
 	return ret;
 }
 
-/* The enabler works: the bit follows an ftrace enable (spec 1.9). */
+/* The enabler works: the bit follows an ftrace enable. */
 static void bit_follows(const char *when, int bit)
 {
 	if (enable(1))
@@ -206,7 +204,7 @@ static void bit_follows(const char *when, int bit)
  * without a fault. res->ret is the faulted call's result.
  */
 
-/* DIAG_IOCSREG of a new event, with @flags (spec 1.3). */
+/* DIAG_IOCSREG of a new event, with @flags. */
 static void reg_new(int n, int flags)
 {
 	int fd = ue_open_data();
@@ -216,9 +214,9 @@ static void reg_new(int n, int flags)
 	res->injected = disarm();
 	if (res->ret) {
 		/*
-		 * Failed once the event was made (its enabler, spec 1.3 row
-		 * 20), the event stays, whole, held by the fd until it is
-		 * closed, as upstream's; the address space is not tracked.
+		 * Failed once the event was made (its enabler), the event
+		 * stays, whole, held by the fd until it is closed, as
+		 * upstream's; the address space is not tracked.
 		 */
 		expect("after the failed registration",
 		       ue_exists(EVENTS "/" EV) || multi_exists(), 0);
@@ -256,7 +254,7 @@ static void op_reg_both(int n)
 	reg_new(n, USER_EVENT_REG_PERSIST | USER_EVENT_REG_MULTI_FORMAT);
 }
 
-/* DIAG_IOCSREG of an event that exists, on another fd (spec 1.3, 1.5). */
+/* DIAG_IOCSREG of an event that exists, on another fd. */
 static void op_reg_existing(int n)
 {
 	int fd1 = ue_open_data(), fd2 = ue_open_data();
@@ -278,7 +276,7 @@ static void op_reg_existing(int n)
 	close(fd2);
 }
 
-/* DIAG_IOCSUNREG (spec 1.7). */
+/* DIAG_IOCSUNREG. */
 static void op_unreg(int n)
 {
 	int fd = ue_open_data();
@@ -297,7 +295,7 @@ static void op_unreg(int n)
 	close(fd);
 }
 
-/* DIAG_IOCSDEL of a persistent event nothing holds (spec 1.6). */
+/* DIAG_IOCSDEL of a persistent event nothing holds. */
 static void op_del(int n)
 {
 	int fd = ue_open_data();
@@ -318,7 +316,7 @@ static void op_del(int n)
 	close(fd);
 }
 
-/* write() of an enabled event: the write path allocates nothing (spec 1.8). */
+/* write() of an enabled event: the write path allocates nothing. */
 static void op_write(int n)
 {
 	struct { __u32 index; __u32 a; } rec = { 0, 42 };
@@ -347,7 +345,7 @@ static void dyn_line_faulted(int n, const char *line)
 	close(fd);
 }
 
-/* A "u:" line in dynamic_events (spec 1.11). */
+/* A "u:" line in dynamic_events. */
 static void op_dyn_create(int n)
 {
 	int ret;
@@ -365,7 +363,7 @@ static void op_dyn_create(int n)
 		why("delete: %s", strerror(-ret));
 }
 
-/* A "-:" line deleting a persistent event (spec 1.11). */
+/* A "-:" line deleting a persistent event. */
 static void op_dyn_delete(int n)
 {
 	int ret = ue_write_text(DYN, "u:" EV_CMD, O_APPEND);
@@ -382,7 +380,7 @@ static void op_dyn_delete(int n)
 	expect("deleted", 0, 0);
 }
 
-/* Turning the event on in ftrace, and off (spec 1.9, 2.3). */
+/* Turning the event on in ftrace, and off. */
 static void ftrace_toggle(int n, int on)
 {
 	int fd = ue_open_data();
@@ -416,7 +414,7 @@ static void op_ftrace_off(int n)
 	ftrace_toggle(n, 0);
 }
 
-/* A perf event on the user event (spec 1.9, 1.12). */
+/* A perf event on the user event. */
 static void op_perf(int n)
 {
 	int fd = ue_open_data(), pfd;
@@ -443,10 +441,9 @@ static void op_perf(int n)
 }
 
 /*
- * fork() of a process with an enabler (spec 1.9): the child's copy of the
- * bit follows the event, or (an attachment that failed) the child is
- * untracked, as upstream's silently untracked child. res->info counts
- * tracked children.
+ * fork() of a process with an enabler: the child's copy of the bit follows
+ * the event, or (an attachment that failed) the child is untracked, as
+ * upstream's silently untracked child. res->info counts tracked children.
  */
 static void op_fork(int n)
 {
@@ -484,7 +481,7 @@ static void op_fork(int n)
 	close(fd);
 }
 
-/* Reading user_events_status (spec 1.10). */
+/* Reading user_events_status. */
 static void op_status(int n)
 {
 	arm(n);
@@ -494,7 +491,7 @@ static void op_status(int n)
 		res->ret = strcmp(text, "\nActive: 0\nBusy: 0\n") ? -EBADMSG : 0;
 }
 
-/* Writing kernel.user_events_max (spec 1.13). */
+/* Writing kernel.user_events_max. */
 static void op_sysctl(int n)
 {
 	arm(n);
@@ -503,9 +500,9 @@ static void op_sysctl(int n)
 }
 
 /*
- * Closing a data fd that holds the last reference of an event (spec 2.7;
- * an enabler would hold one too, until its address space dies): the event
- * goes, whatever allocation failed (close() itself cannot fail).
+ * Closing a data fd that holds the last reference of an event (an enabler
+ * would hold one too, until its address space dies): the event goes, whatever
+ * allocation failed (close() itself cannot fail).
  */
 static void op_close(int n)
 {
@@ -527,7 +524,7 @@ struct op {
 };
 
 static const int enomem[] = { ENOMEM, 0 };
-/* Rows 18 to 20 of spec 1.3: no type id, the core's error, ENOMEM. */
+/* DIAG_IOCSREG's own failures: no type id, the core's error, ENOMEM. */
 static const int reg_errs[] = { ENOMEM, ENODEV, 0 };
 static const int fork_errs[] = { ENOMEM, EAGAIN, 0 };
 static const int none[] = { 0 };
@@ -689,11 +686,10 @@ static int module_frames_only(int on)
 }
 
 /*
- * Loading the module (finit_module) with each allocation failed in turn:
- * a failed load leaves no file and no module behind (spec 3.7), a
- * successful one unloads. With the stack trace filter, the allocations of
- * the module's init and what it calls; without it, every allocation of
- * the load.
+ * Loading the module (finit_module) with each allocation failed in turn: a
+ * failed load leaves no file and no module behind, a successful one unloads.
+ * With the stack trace filter, the allocations of the module's init and what
+ * it calls; without it, every allocation of the load.
  */
 static void sweep_load(const char *ko)
 {

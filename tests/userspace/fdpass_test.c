@@ -1,24 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Descriptors and containers (issue 29, item 3).
+ * Descriptors and containers.
  *
  * scm_rights: a collector opens user_events_data and passes the descriptor
  * over SCM_RIGHTS to a program without the rights to open it. What the
- * program registers on it is on the same open file (spec 1.1: the refs
- * are the open file's), its enable bit is written in its own memory, not
- * in the opener's at the same address (spec 1.9, 1.14: enablers are
- * taken from current), and the opener's exit ends neither its events nor
- * their bits (spec 1.9 "exit", 2.7).
+ * program registers on it is on the same open file (the refs are the open
+ * file's), its enable bit is written in its own memory, not in the opener's
+ * at the same address (enablers are taken from current), and the opener's
+ * exit ends neither its events nor their bits.
  *
  * mntns: a process in its own mount namespace, whose only tracefs mounts
  * are user_events_data and user_events_status bind-mounted into an empty
  * root (what a container sees), registers, writes and is traced, and its
- * bit follows the event as enabled from outside (spec 1.1, 1.8, 1.9).
+ * bit follows the event as enabled from outside.
  *
  * second_mount: tracefs mounted a second time at another path is the same
  * superblock: registrations through either path's user_events_data make
  * one event, seen with the same files in both paths' events/user_events/,
- * enabled and traced through either (spec 1.1, 1.12).
+ * enabled and traced through either.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -655,8 +654,8 @@ static void second_mount(void)
 	UE_EQ("second_mount.rmdir", rmdir(TRACEFS2), 0);
 	/*
 	 * A tracefs that set its root's mode and owner to the options' at
-	 * every mount would undo a chgrp of the root made for group access
-	 * (issue 29, item 2): say so, and give it back to the suites after.
+	 * every mount would undo a chgrp of the root made for group access:
+	 * say so, and give it back to the suites after.
 	 */
 	if (stat(TRACEFS, &st))
 		memset(&st, 0, sizeof(st));

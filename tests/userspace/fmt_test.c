@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The format file of user events (spec 1.12, 1.4): common fields, a blank
- * line, every field type with its packed offset, size and signedness, the
- * char[N] length (an upstream defect: left uninitialised there), and the
- * print fmt; byte for byte.
+ * The format file of user events: common fields, a blank line, every field
+ * type with its packed offset, size and signedness, the char[N] length (an
+ * upstream defect: left uninitialised there), and the print fmt; byte for
+ * byte.
  */
 #include "ue_abi.h"
 
@@ -122,10 +122,10 @@ static void check_format(const char *tag, const char *name, const char *fields)
 
 /*
  * A format file opened before its event goes and read after fails with
- * ENODEV, in the top instance and in another (spec 2.2: the core removes
- * the event's files). On 5.10 and 6.1 the core no longer guards the format
- * file itself, and there such a read read freed memory: a GPF in f_start()
- * that suite stress met (src/compat/format_file.h).
+ * ENODEV, in the top instance and in another (the core removes the event's
+ * files). On 5.10 and 6.1 the core no longer guards the format file itself,
+ * and there such a read would read freed memory, a GPF in f_start(), unless
+ * the module clears the file's call first (src/compat/removed_event.h).
  */
 static void format_after_delete(void)
 {

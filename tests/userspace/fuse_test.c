@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * An enable word on a FUSE file whose daemon does not answer a read (issue
- * 12, item 2; spec 1.9 and 3.3): the fault that reads the page in waits on
- * user space for as long as the daemon likes. Only the thread that needs
- * the page may wait: another process registering, and an ftrace enable of
- * the event, must go on. Before the fix, kernels below 5.16 faulted the page
- * in under event_mutex (GUP without FOLL_NOFAULT), so both waited too.
+ * An enable word on a FUSE file whose daemon does not answer a read: the
+ * fault that reads the page in waits on user space for as long as the daemon
+ * likes. Only the thread that needs the page may wait: another process
+ * registering, and an ftrace enable of the event, must go on. Below 5.16,
+ * GUP without FOLL_NOFAULT would fault the page in under event_mutex, and
+ * both would wait too (src/compat/gup.h).
  *
- * The same daemon holds up a process's mmap lock (issue 30, item 2): a read
- * of /proc/PID/mem at the FUSE page holds it while it waits, and a writer
- * queued behind it makes every later reader wait; nothing global may wait
- * for it (lock_queued()), not even when 600 threads of that process
- * register at once (wedge()); and 300 words of one process stuck on the
- * daemon delay no other process's bit (many_words()). With "aio-exit
- * PARAMS" (35-race.sh, against user_events_race.ko, whose parameters are in
- * PARAMS), an AIO read the daemon holds keeps the teardown of an exited
- * process's address space waiting, and nothing else may wait for that
- * (issue 30, item 4; aio_exit()).
+ * The same daemon holds up a process's mmap lock: a read of /proc/PID/mem at
+ * the FUSE page holds it while it waits, and a writer queued behind it makes
+ * every later reader wait; nothing global may wait for it (lock_queued()),
+ * not even when 600 threads of that process register at once (wedge()); and
+ * 300 words of one process stuck on the daemon delay no other process's bit
+ * (many_words()). With "aio-exit PARAMS" (35-race.sh, against
+ * user_events_race.ko, whose parameters are in PARAMS), an AIO read the
+ * daemon holds keeps the teardown of an exited process's address space
+ * waiting, and nothing else may wait for that (aio_exit()).
  *
  * The daemon is a few lines over /dev/fuse (no libfuse: the test is static):
  * one directory with one 4 KiB file, "f". Reads are held until the test
@@ -364,17 +363,17 @@ static int wait_bits_5s(volatile __u32 *word, __u32 mask, __u32 want)
 }
 
 /*
- * Issue 30, item 2: process L has a reader of its mmap lock that waits on
- * the daemon (a read of /proc/self/mem at the FUSE page) and a writer
- * queued behind it (mmap()), so every later reader of the lock waits too.
- * L is tracked, with an enabler of en_fuse_lk; a third thread of L then
- * registers en_fuse_lk2, whose word is elsewhere (not on FUSE). Before the
- * fix that thread waited for L's mmap lock holding ue_reg_mutex and
- * event_mutex, and every registration, status read and ftrace enable on
- * the machine waited with it. Only L may wait: another process's
- * registration and status read, and an ftrace enable of en_fuse_lk (whose
- * bit is in L), finish within 5 s; once the daemon answers, L's
- * registration succeeds and its en_fuse_lk bit is set.
+ * lock_queued(): process L has a reader of its mmap lock that waits on the
+ * daemon (a read of /proc/self/mem at the FUSE page) and a writer queued
+ * behind it (mmap()), so every later reader of the lock waits too. L is
+ * tracked, with an enabler of en_fuse_lk; a third thread of L then registers
+ * en_fuse_lk2, whose word is elsewhere (not on FUSE). Were that thread to
+ * wait for L's mmap lock holding ue_reg_mutex and event_mutex, as upstream
+ * does with its own, every registration, status read and ftrace enable on the
+ * machine would wait with it. Only L may wait: another process's registration
+ * and status read, and an ftrace enable of en_fuse_lk (whose bit is in L),
+ * finish within 5 s; once the daemon answers, L's registration succeeds and
+ * its en_fuse_lk bit is set.
  */
 static __u32 lk_word;
 static volatile __u32 lk_word2;
@@ -742,16 +741,15 @@ static void many_words(int file, int fd)
 }
 
 /*
- * Issue 30, item 4, with user_events_race.ko waiting a second at the bit
- * write while it holds a user of the address space (race_site 2): process
- * P has an enabler of ue_aio and an AIO read of the FUSE file in flight,
- * which the daemon holds, and exits while a perf attach of ue_aio writes
- * its bit. The write then drops the last user of P's address space, whose
- * teardown (__mmput(): exit_aio()) waits for the read. Before the fix the
- * teardown ran on the module's queue that every registration, deletion and
- * status read drains first, so they all waited for the daemon. Now they
- * finish within 5 s, and P's exit is in effect: ue_aio, which only P used,
- * is deleted.
+ * aio-exit, with user_events_race.ko waiting a second at the bit write while
+ * it holds a user of the address space (race_site 2): process P has an
+ * enabler of ue_aio and an AIO read of the FUSE file in flight, which the
+ * daemon holds, and exits while a perf attach of ue_aio writes its bit. The
+ * write then drops the last user of P's address space, whose teardown
+ * (__mmput(): exit_aio()) waits for the read. Were the teardown run on the
+ * module's queue that every registration, deletion and status read drains
+ * first, they would all wait for the daemon. They must finish within 5 s, and
+ * P's exit is in effect: ue_aio, which only P used, is deleted.
  */
 static int aio_ready = -1, aio_go = -1;
 static atomic_int perf_tid;

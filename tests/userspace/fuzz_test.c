@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The seeded ABI fuzzer (suite fuzz, issue 14 item 4): random DIAG_IOCSREG,
- * DIAG_IOCSUNREG, DIAG_IOCSDEL and unknown ioctls, write()/writev()/pwrite()
- * with random indexes, sizes, __data_loc/__rel_loc words and iovec splits,
- * "u:" creations and deletions in dynamic_events, enable toggles, and
- * writes to kernel.user_events_max, each result checked against what the
- * spec allows for that call:
- *   - exactly, where the spec's order of checks decides (spec 1.3 rows 1
- *     to 9, 1.7's size and reserved checks, 1.8's first four rows, an
+ * The seeded ABI fuzzer (suite fuzz): random DIAG_IOCSREG, DIAG_IOCSUNREG,
+ * DIAG_IOCSDEL and unknown ioctls, write()/writev()/pwrite() with random
+ * indexes, sizes, __data_loc/__rel_loc words and iovec splits, "u:"
+ * creations and deletions in dynamic_events, enable toggles, and writes to
+ * kernel.user_events_max, each result checked against what upstream allows
+ * for that call:
+ *   - exactly, where upstream's order of checks decides (the argument
+ *     checks of user_reg_get(), the size and reserved checks of
+ *     user_unreg_get(), the first checks of user_events_write_core(), an
  *     unknown ioctl's ENOTTY, a pwrite at an offset);
  *   - as a set of errnos otherwise (what depends on events other ops made).
  * Nothing is written outside the fuzzer's own enable page: every enable
@@ -57,7 +58,7 @@ static int chance(unsigned int percent)
 	return below(100) < percent;
 }
 
-/* Field lists: valid ones (matching or clashing) and malformed ones (spec 1.4). */
+/* Field lists: valid ones (matching or clashing) and malformed ones. */
 static const char *const fields[] = {
 	"", "u32 a", "u32 a;u32 b", "u64 x; char[8] s", "__data_loc char[] msg",
 	"__rel_loc char[] r; u16 n", "struct foo f 12", "unsigned int u",
@@ -126,9 +127,9 @@ static void check(int kind, const char *what, long ret, int err, int exact,
 }
 
 /*
- * Where access_ok() stops taking user addresses (spec 1.3, row 9), for
- * the addresses enable_addr() draws: x86-64's TASK_SIZE_MAX; on arm64 the
- * mappings lie below 2^48 (no mmap hint above it) and the kernel's
+ * Where access_ok() stops taking user addresses (user_reg_get()'s last
+ * check), for the addresses enable_addr() draws: x86-64's TASK_SIZE_MAX; on
+ * arm64 the mappings lie below 2^48 (no mmap hint above it) and the kernel's
  * addresses at 0xffff8... are above any user space, 48 or 52 bits.
  */
 #ifdef __aarch64__
@@ -137,7 +138,7 @@ static void check(int kind, const char *what, long ret, int err, int exact,
 #define FUZZ_USER_TOP 0x00007ffffffff000ULL
 #endif
 
-/* A user address for an enable word, and the errno checks 6 to 9 give it. */
+/* A user address for an enable word, for the alignment and address checks. */
 static unsigned long long enable_addr(unsigned int size)
 {
 	switch (below(12)) {
@@ -157,9 +158,10 @@ static unsigned long long enable_addr(unsigned int size)
 }
 
 /*
- * The size field of an ioctl struct of @min bytes in @buf (spec 1.3 rows 2
- * to 4, 1.7), drawn one time in @odds: too small, past a page, or larger
- * (now and then with a non-zero byte past @min); otherwise @min.
+ * The size field of an ioctl struct of @min bytes in @buf (the size checks of
+ * user_reg_get() and user_unreg_get()), drawn one time in @odds: too small,
+ * past a page, or larger (now and then with a non-zero byte past @min);
+ * otherwise @min.
  */
 static unsigned int arg_size(unsigned char *buf, unsigned int min, unsigned int odds)
 {
@@ -233,7 +235,7 @@ static void fuzz_reg(void)
 	reg->enable_addr = addr;
 	reg->name_args = sz;
 
-	/* Spec 1.3, rows 2 to 9, in order. */
+	/* The checks of upstream's user_reg_get(), in order. */
 	exact = arg_size_errno(buf, size, 28);
 	if (!exact) {
 		if (flags & ~3U)
@@ -258,8 +260,9 @@ static void fuzz_reg(void)
 	if (!ret && reg->write_index + 1 > f->known)
 		f->known = reg->write_index + 1;
 	/*
-	 * Rows 20 and 21: the event was found or made and this file took an
-	 * index for it, then the enabler or the enable write failed.
+	 * ENOMEM or EFAULT after the checks: the event was found or made and
+	 * this file took an index for it, then the enabler or the enable
+	 * write failed.
 	 */
 	if (ret && (err == EFAULT || err == ENOMEM) && exact < 0)
 		f->maybe++;
@@ -283,9 +286,10 @@ static void fuzz_unreg(void)
 	if (chance(5))
 		u->__reserved2 = 1;
 	/*
-	 * Spec 1.7: the reserved fields are checked before the copy's error
-	 * is returned, but a copy that failed copied nothing (upstream then
-	 * reads its stack's garbage; ours a zeroed struct): E2BIG.
+	 * Upstream's user_unreg_get() checks the reserved fields before the
+	 * copy's error is returned, but a copy that failed copied nothing
+	 * (upstream then reads its stack's garbage; ours a zeroed struct):
+	 * E2BIG.
 	 */
 	exact = arg_size_errno(buf, size, 16);
 	if (!exact)
@@ -351,7 +355,10 @@ static void fuzz_write(void)
 
 		memcpy(data + 4 + 4 * below(2), &loc, sizeof(loc));
 	}
-	/* Spec 1.8, rows 3 to 5; pwrite at an offset is row 1. */
+	/*
+	 * The first checks of upstream's user_events_write_core(); a pwrite at
+	 * an offset fails before them.
+	 */
 	if (len < 4)
 		exact = EFAULT;
 	else if (idx < 0)

@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Group access from the module's parameters (issue 29, item 2): run by
- * 10-module.sh with the module loaded as "insmod user_events.ko gid=GID
- * mode=MODE", as root.
+ * Group access from the module's parameters: run by 10-module.sh with the
+ * module loaded as "insmod user_events.ko gid=GID mode=MODE", as root.
  *
  *   group_test GID MODE     (MODE in octal, as given to insmod)
  *
- * The files must have that group and mode (user_events_status the mode's
- * read bits) without any chgrp or chmod of theirs: a member of the group
- * with no capability opens user_events_data, registers and writes (spec
- * 1.1, 1.14: the file modes are the gate); someone outside the group gets
- * EACCES from open(); and what needs CAP_PERFMON still does (spec 1.5,
- * 1.6, 1.11, 1.14: PERSIST, "u:" lines, deleting a persistent event: EPERM
- * without it, allowed with it alone). Only the tracefs root (0700 by
- * default, spec 1.1) and dynamic_events are opened to the group here, as
- * an administrator would, and restored at the end.
+ * The files must have that group and mode (user_events_status the mode's read
+ * bits) without any chgrp or chmod of theirs: a member of the group with no
+ * capability opens user_events_data, registers and writes (the file modes are
+ * the gate); someone outside the group gets EACCES from open(); and what
+ * needs CAP_PERFMON still does (PERSIST, "u:" lines, deleting a persistent
+ * event: EPERM without it, allowed with it alone). Only the tracefs root
+ * (0700 by default) and dynamic_events are opened to the group here, as an
+ * administrator would, and restored at the end.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -109,7 +107,7 @@ static void member_child(void)
 	/* user_events_status has only the mode's read bits. */
 	UE_ERRNO("member.status_wronly_eacces", open(STATUS, O_WRONLY), EACCES);
 
-	/* What needs CAP_PERFMON (spec 1.14) still does. */
+	/* What needs CAP_PERFMON still does. */
 	UE_ERRNO("member.persist_eperm",
 		 ue_reg(fd, "grp_p u32 a", &word, 1, USER_EVENT_REG_PERSIST,
 			NULL), EPERM);
@@ -144,7 +142,7 @@ static void perfmon_child(void)
 	UE_EQ("perfmon.persist", ue_reg(fd, "grp_pm u32 a", &word, 0,
 					USER_EVENT_REG_PERSIST, NULL), 0);
 	UE_EQ("perfmon.unreg", ue_unreg(fd, &word, 0), 0);
-	/* (a file that registered an event holds it until closed, spec 2.7) */
+	/* (a file that registered an event holds it until closed) */
 	close(fd);
 	fd = open(DATA, O_RDWR);
 	UE_EQ("perfmon.delete_persistent", ue_del(fd, "grp_pm"), 0);

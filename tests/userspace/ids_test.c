@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Spec 1.3 row 18: when the kernel's trace type ids run out (they are 16
- * bits: TRACE_EVENT_TYPE_MAX, spec 1.13), DIAG_IOCSREG fails with ENODEV
- * and makes nothing; once events are gone their ids serve again. Run by
- * 61-ids.sh (on one row), with kernel.user_events_max raised
- * above the ids there are: distinct events are registered on one fd until
- * one fails.
+ * When the kernel's trace type ids run out (they are 16 bits:
+ * TRACE_EVENT_TYPE_MAX), DIAG_IOCSREG fails with ENODEV, as upstream's
+ * user_event_trace_register() when register_trace_event() returns 0, and
+ * makes nothing; once events are gone their ids serve again. Run by 61-ids.sh
+ * (on one row), with kernel.user_events_max raised above the ids there are:
+ * distinct events are registered on one fd until one fails.
  *
  *   ids_test LIMIT   register at most LIMIT events
  */
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 		struct user_reg reg = {
 			.size = sizeof(reg),
 			.enable_size = 4,
-			/* No enabler: a bad address fails first (row 9)... */
+			/* No enabler: a bad address fails first (EFAULT)... */
 			.enable_addr = (__u64)(uintptr_t)&word,
 		};
 
@@ -62,8 +62,8 @@ int main(int argc, char **argv)
 	/*
 	 * No address space either: every enabler was unregistered, and the
 	 * failed registration took the process's tracking with it
-	 * (ue_enabler_prepare_end(): a failed registration leaves nothing,
-	 * issue 12, item 11).
+	 * (src/enabler.c, ue_enabler_reg_failed(): a failed registration
+	 * leaves nothing).
 	 */
 	UE_STREQ("all_gone", st,
 		 "events 0\norphans 0\naddress_spaces 0\nqueued_work 0\n");

@@ -30,7 +30,7 @@ ue_eq() {
 # FULL on the full row of a kernel source and architecture, SHORT on a
 # flavour sibling (cloud, rt: kernels.list's "short"), which runs the same
 # suites on the same code with less time (make_initramfs writes
-# /tests/budget; issue 28, item 5).
+# /tests/budget).
 ue_budget() {
 	if [ "$(cat /tests/budget 2>/dev/null)" = short ]; then echo "$2"; else echo "$1"; fi
 }

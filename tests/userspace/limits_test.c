@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Limits and privileges: kernel.user_events_max (spec 1.1, 1.13), PERSIST
- * and MULTI_FORMAT (spec 1.5, 1.6), and what an unprivileged member of the
- * tracing group may do (spec 1.14). The unprivileged parts run in forked
+ * Limits and privileges: kernel.user_events_max, PERSIST and MULTI_FORMAT
+ * (user_events.rst, Registering and Deleting), and what an unprivileged
+ * member of the tracing group may do. The unprivileged parts run in forked
  * children that drop to UNPRIV_UID with no capabilities; the rest of the
  * suite stays root, and restores the tracefs modes it relaxed.
  */
@@ -308,7 +308,7 @@ static void multi_format(void)
 	UE_EQ("autodel.single_gone", ue_exists(EVENTS "/lim_mf"), 0);
 }
 
-/* DIAG_IOCSDEL deletes every idle event of a name (spec 1.6). */
+/* DIAG_IOCSDEL deletes every idle event of a name, as upstream. */
 static void multi_delete(void)
 {
 	unsigned long long ids[4];
@@ -336,11 +336,10 @@ static void multi_delete(void)
 }
 
 /*
- * A name whose variants are not all idle (spec 1.6, issue 14 item 5): the
- * delete walks the name's variants in the table's order, newest first (as
- * upstream's hash list), deleting each idle one, and stops with EBUSY at
- * the first busy one: the newer variants are gone, the busy one and the
- * older ones stay.
+ * A name whose variants are not all idle: the delete walks the name's
+ * variants in the table's order, newest first (as upstream's hash list),
+ * deleting each idle one, and stops with EBUSY at the first busy one: the
+ * newer variants are gone, the busy one and the older ones stay.
  */
 static void multi_delete_busy(void)
 {
@@ -383,7 +382,7 @@ static void multi_delete_busy(void)
 	close(fd);
 }
 
-/* ---- an unprivileged member of the tracing group (spec 1.14) ----------- */
+/* ---- an unprivileged member of the tracing group ---------------------- */
 
 /* A parent and its child take turns: each says when the other may go on. */
 struct turns {
@@ -520,9 +519,9 @@ static void member_child(struct turns *t)
 		 ue_del(fd, "lim_root_p"), EPERM);
 	UE_ERRNO("member.delete_busy_ebusy", ue_del(fd, "lim_perm"), EBUSY);
 	/*
-	 * dynamic_events is group-writable too: a "u:" line is always PERSIST
-	 * (spec 1.11), so it needs CAP_PERFMON, and so does deleting a
-	 * persistent event there.
+	 * dynamic_events is group-writable too: a "u:" line is always
+	 * PERSIST, so it needs CAP_PERFMON, and so does deleting a persistent
+	 * event there.
 	 */
 	UE_EQ("member.dyn_u_line_eperm",
 	      ue_write_text(DYNEV, "u:lim_dyn u32 a", O_APPEND), -EPERM);
@@ -538,9 +537,9 @@ static void member_child(struct turns *t)
 
 /*
  * CAP_PERFMON alone, without CAP_SYS_ADMIN, is what PERSIST, "u:" lines and
- * deleting a persistent event need (spec 1.14, perfmon_capable(); issue 14
- * item 5): a member of the group keeping only that capability may do all
- * three.
+ * deleting a persistent event need (upstream's user_event_capable():
+ * perfmon_capable()): a member of the group keeping only that capability may
+ * do all three.
  */
 static void perfmon_child(void)
 {

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Registrations charged to a memory cgroup at its limit (issue 30, item 5;
- * spec 1.3 rows 19 and 20, 1.12). Before eventfs (5.10, 6.1) the core makes
- * an event's directory, its files' dentries and inodes, while the call is
- * added, charged to the caller's memory cgroup; a charge refused there,
- * with no fatal signal pending, left trace_add_event_call() succeeding for
- * a directory with files missing, or none. Each DIAG_IOCSREG must instead
- * either make the whole event (its directory as complete as that of an
- * event made outside the cgroup, listed in user_events_status) or fail
- * with ENOMEM leaving nothing (no directory, not listed).
+ * Registrations charged to a memory cgroup at its limit
+ * (src/compat/event_dir.h). Before eventfs (5.10, 6.1) the core makes an
+ * event's directory, its files' dentries and inodes, while the call is added,
+ * charged to the caller's memory cgroup; a charge refused there, with no
+ * fatal signal pending, left trace_add_event_call() succeeding for a
+ * directory with files missing, or none. Each DIAG_IOCSREG must instead
+ * either make the whole event (its directory as complete as that of an event
+ * made outside the cgroup, listed in user_events_status) or fail with ENOMEM
+ * leaving nothing (no directory, not listed).
  *
  * The cgroup is a cgroup v1 memory controller's with its OOM killer
  * disabled (memory.oom_control 1, as "docker run --oom-kill-disable" sets
@@ -73,7 +73,7 @@ static void list_dir(const char *dir, char *out, size_t size)
 		free(ents);
 }
 
-/* Whether user_events_status lists @name (spec 1.10: "name[ # Used by...]"). */
+/* Whether user_events_status lists @name ("name[ # Used by...]"). */
 static int status_lists(const char *name)
 {
 	static char buf[1 << 20];
@@ -253,9 +253,9 @@ static void child(int to_parent, int from_parent)
 
 /*
  * What the parent sees of try @i, the child still holding its files: made,
- * whole and listed; or refused with ENOMEM, and then either nothing left
- * or, refused after the event was made (spec 1.3 row 20: its file keeps
- * it, as upstream), the event whole and listed.
+ * whole and listed; or refused with ENOMEM, and then either nothing left or,
+ * refused after the event was made (its file keeps it, as upstream), the
+ * event whole and listed.
  */
 static void judge(int i, int *made, int *refused, int *bad)
 {

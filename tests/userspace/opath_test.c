@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A removed event's enable file, held by an O_PATH descriptor across the
- * module's unload and reload (issue 30, item 3), for suite module:
+ * module's unload and reload, for suite module:
  *
  *   opath_test MODULE.ko
  *
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	opath = open(EVENTS "/" GONE "/enable", O_PATH | O_CLOEXEC);
 	UE_EQ("opath_kept.open_opath", opath >= 0, 1);
 	UE_EQ("opath_kept.unreg", ue_unreg(data, &word, 0), 0);
-	/* The file that registered it holds it until closed (spec 1.6). */
+	/* The file that registered it holds it until closed. */
 	close(data);
 	data = ue_open_data();
 	UE_EQ("opath_kept.delete", ue_del(data, GONE), 0);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "other" marker of user_events_status (spec 1.10: a probe that is
- * neither ftrace's nor perf's, bit 7 of the status; issue 14, item 5), run
- * by 35-race.sh against user_events_race.ko, whose parameter other_probe
- * attaches such a probe as another module could (src/race.c). An event
- * with only that probe is busy, its enable bit is set and writes to it
- * succeed (they record nowhere), as with any probe (spec 1.8, 1.9).
+ * The "other" marker of user_events_status (a probe that is neither ftrace's
+ * nor perf's: upstream's EVENT_STATUS_OTHER), run by 35-race.sh against
+ * user_events_race.ko, whose parameter other_probe attaches such a probe as
+ * another module could (src/race.c). An event with only that probe is busy,
+ * its enable bit is set and writes to it succeed (they record nowhere), as
+ * with any probe.
  */
 #include "ue_abi.h"
 
@@ -62,7 +62,7 @@ int main(void)
 	UE_EQ("other.detach_unattached", ue_write_text(PARAM, "-ue_other", 0),
 	      -ENOENT);
 
-	/* Its registration gone, the event goes (spec 2.7). */
+	/* Its registration gone, the event goes. */
 	UE_EQ("other.unreg", ue_unreg(fd, &word, 0), 0);
 	close(fd);
 	UE_STREQ("other.gone", status_text(), "\nActive: 0\nBusy: 0\n");

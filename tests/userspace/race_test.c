@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Races between two CPUs (issue 12, items 1, 4 and 12), run by 35-race.sh
- * against user_events_race.ko, a build that waits at the place its
- * race_site parameter names (src/race.h), so that each window is hit many
- * times a second. Each mode runs one race for a while and checks what the
- * spec promises afterwards; a kernel that corrupts memory, loops or oopses
- * on the way fails through the rig's splat scan and the suite's timeout.
+ * Races between two CPUs, run by 35-race.sh against user_events_race.ko, a
+ * build that waits at the place its race_site parameter names (src/race.h),
+ * so that each window is hit many times a second. Each mode runs one race
+ * for a while and checks what the ABI promises afterwards; a kernel that
+ * corrupts memory, loops or oopses on the way fails through the rig's splat
+ * scan and the suite's timeout.
  *
- *   race_test unreg-fork SECS   item 1: DIAG_IOCSUNREG beside fork()
- *   race_test del-fork SECS     item 4: UNREG, close and DIAG_IOCSDEL of a
+ *   race_test unreg-fork SECS   DIAG_IOCSUNREG beside fork()
+ *   race_test del-fork SECS     UNREG, close and DIAG_IOCSDEL of a
  *                               persistent event beside fork()
  *   race_test fault-unreg-fork SECS
- *                               issue 30, item 1: DIAG_IOCSUNREG of an
- *                               enabler whose fault-in is pending, beside
- *                               fork() (run with race_site 1)
+ *                               DIAG_IOCSUNREG of an enabler whose
+ *                               fault-in is pending, beside fork() (run
+ *                               with race_site 1)
  *   race_test fault-unreg-fork-ev SECS
  *                               the same, its results named apart (run
  *                               with race_site 8)
@@ -25,24 +25,24 @@
  *                               a state change's fault-in, done by the
  *                               fault worker, beside fork(): the bit
  *                               follows the state (run with race_site 10)
- *   race_test exit-wait N       item 12: a child's exit is in effect when
- *                               wait() returns, while its enable bits are
- *                               being written (spec 1.8, 1.9)
+ *   race_test exit-wait N       a child's exit is in effect when wait()
+ *                               returns, while its enable bits are being
+ *                               written
  *   race_test ftrace-enable N   a write made as soon as the enable bit is
  *                               seen is recorded, while the core is still
- *                               enabling the ftrace file (spec 2.4)
- *   race_test exit-rmmod MOD    item 6a: MOD is unloaded while tracked
- *                               address spaces die
- *   race_test attach-rmmod MOD  item 6b: MOD is unloaded while a fork's
- *                               attachment drops its last event
- *   race_test init-fail KO      item 10: KO is loaded with its sysctl
- *                               failing while a thread registers
+ *                               enabling the ftrace file
+ *   race_test exit-rmmod MOD    MOD is unloaded while tracked address
+ *                               spaces die
+ *   race_test attach-rmmod MOD  MOD is unloaded while a fork's attachment
+ *                               drops its last event
+ *   race_test init-fail KO      KO is loaded with its sysctl failing while
+ *                               a thread registers
  *   race_test open-delete N     an event's enable file is opened while the
  *                               event is deleted: ENODEV, never the freed
  *                               (or reused) file (compat/removed_event.h)
  *   race_test bits-shared N     the module's bit flips (N enables) are
  *                               atomic with the program's own flips of
- *                               other bits of the same word (spec 1.9)
+ *                               other bits of the same word
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -106,7 +106,7 @@ static void reg_unreg_cycles(const char *cmd, __u32 *w, int n)
 }
 
 /*
- * Item 1: a thread registers NWORDS enablers and unregisters them again,
+ * unreg-fork: a thread registers NWORDS enablers and unregisters them again,
  * over and over, while the main thread forks. The fork probe walks the
  * address space's enablers under RCU and waits at each (race_site 1): an
  * enabler unregistered meanwhile must still lead the walk on to the next,
@@ -120,11 +120,11 @@ static void *unreg_loop(void *arg)
 }
 
 /*
- * Item 4: a thread makes a persistent event with an enabler, unregisters,
- * closes and deletes it, over and over, while the main thread forks. The
- * fork probe waits between seeing the enabler and taking its event's
- * reference (race_site 1): a reference taken before the deletion makes the
- * deletion EBUSY; after it, the event must not be revived.
+ * del-fork: a thread makes a persistent event with an enabler, unregisters,
+ * closes and deletes it, over and over, while the main thread forks. The fork
+ * probe waits between seeing the enabler and taking its event's reference
+ * (race_site 1): a reference taken before the deletion makes the deletion
+ * EBUSY; after it, the event must not be revived.
  */
 static void *del_loop(void *arg)
 {
@@ -238,24 +238,22 @@ static void fork_race(const char *name, void *(*loop)(void *), int secs)
 }
 
 /*
- * Issue 30, item 1: unregistering an enabler whose asynchronous fault-in is
- * queued drops its event reference and forgets the event at once
- * (enabler.c, ue_enabler_unlink()), while the fork probe, under RCU only,
- * may be between the enabler's check and its event (race_site 1) or
- * between loading the event and taking its reference (race_site 8). Before
- * the fix the probe loaded en->ev twice: NULL at the first load was a NULL
- * dereference in fork(); NULL at the second leaked the reference taken
- * and handed a NULL event to the child. Site 1 in unreg-fork never has a
- * fault pending: the words there are always present.
+ * fault-unreg-fork: unregistering an enabler whose asynchronous fault-in is
+ * queued drops its event reference and forgets the event at once (enabler.c,
+ * ue_enabler_unlink()), while the fork probe, under RCU only, may be between
+ * the enabler's check and its event (race_site 1) or between loading the
+ * event and taking its reference (race_site 8). A probe that loaded en->ev
+ * twice would dereference NULL in fork() at the first load, or at the second
+ * leak the reference taken and hand a NULL event to the child. Site 1 in
+ * unreg-fork never has a fault pending: the words there are always present.
  *
- * Here the enable word's page is dropped (MADV_DONTNEED) under a
- * userfaultfd that reports missing pages, so that a state change of the
- * event (a perf event opened or closed on CPU 0) cannot write the bit and
- * queues a fault-in whose fault the handler thread holds (spec 1.9, 2.6:
- * "While it is pending the enabler is marked FAULTING"). Only once the
- * handler has seen that fault does the unregistering thread unregister;
- * the unregister's own clear of the bit (spec 1.7) faults too, and that
- * second fault is answered with the page, which ends both.
+ * Here the enable word's page is dropped (MADV_DONTNEED) under a userfaultfd
+ * that reports missing pages, so that a state change of the event (a perf
+ * event opened or closed on CPU 0) cannot write the bit and queues a fault-in
+ * whose fault the handler thread holds. Only once the handler has seen that
+ * fault does the unregistering thread unregister; the unregister's own clear
+ * of the bit faults too, and that second fault is answered with the page,
+ * which ends both.
  */
 static int fu_uffd = -1;
 static __u32 *fu_word;
@@ -407,9 +405,10 @@ static void fault_unreg_fork(const char *name, int secs)
  * whose write of the bit finds the page read-only, because a fork() made
  * it copy-on-write, faults the page in and tries again with its mutexes
  * taken again; the module waits at 9 in between, while the main thread
- * forks. Each fork there write-protected the page again, and a call that
- * only faulted in failed with EFAULT once ten rounds in a row had (spec
- * 2.6's bound; upstream's window, met by fault_unreg_fork without a site).
+ * forks. Each fork there write-protects the page again, and a call that
+ * only faulted in would fail with EFAULT once ten rounds in a row had
+ * (UE_FAULT_ATTEMPTS, upstream's bound too; upstream's window, met by
+ * fault_unreg_fork without a site).
  * The module keeps the page pinned over the try, which makes fork() copy
  * it for the child and leave it writable: never EFAULT. The word has its
  * page to itself, which no other thread writes.
@@ -511,18 +510,17 @@ static void fault_work_fork(int secs)
 }
 
 /*
- * Item 12: a thread opens and closes a perf event on race_ew1, so that the
- * module writes the enable bits of every process registered for it, and
- * waits while it holds a user of that process's address space (race_site
- * 2). Meanwhile a child registers race_ew1 and race_ew2 and exits; if its
- * exit happens during such a write, the module drops the last user. Once
- * wait() has returned, the exit is in effect: race_ew2, which only the
- * child used, can be deleted (spec 1.8: EBUSY only while in use). A perf
- * event of one CPU, not ftrace or a task's perf event: those patch the
- * kernel's text (the first ftrace event the sched_switch static call, the
- * first task event perf's jump label in __schedule), thousands of times
- * here, and QEMU 7.2's multi-threaded TCG then sometimes runs a stale int3
- * (docs/testing.md).
+ * exit-wait: a thread opens and closes a perf event on race_ew1, so that the
+ * module writes the enable bits of every process registered for it, and waits
+ * while it holds a user of that process's address space (race_site 2).
+ * Meanwhile a child registers race_ew1 and race_ew2 and exits; if its exit
+ * happens during such a write, the module drops the last user. Once wait()
+ * has returned, the exit is in effect: race_ew2, which only the child used,
+ * can be deleted (EBUSY only while in use). A perf event of one CPU, not
+ * ftrace or a task's perf event: those patch the kernel's text (the first
+ * ftrace event the sched_switch static call, the first task event perf's jump
+ * label in __schedule), thousands of times here, and QEMU 7.2's
+ * multi-threaded TCG then sometimes runs a stale int3 (docs/testing.md).
  */
 static void *toggle_loop(void *arg)
 {
@@ -605,10 +603,11 @@ static void exit_wait(int n)
 }
 
 /*
- * A thread spins on its enable bit and writes once when it sees it, while
- * the main thread enables the event for ftrace: the register callback
- * flips the bit and then waits (race_site 3), before the core marks the
- * file enabled. Upstream drops that record (spec 2.4); ours keeps it.
+ * A thread spins on its enable bit and writes once when it sees it, while the
+ * main thread enables the event for ftrace: the register callback flips the
+ * bit and then waits (race_site 3), before the core marks the file enabled.
+ * Upstream drops that record (user_event_ftrace() returns while the file is
+ * not yet EVENT_FILE_FL_ENABLED); ours keeps it.
  */
 static __u32 fe_index;
 static int fe_fd;
@@ -676,17 +675,17 @@ static void ftrace_enable(int n)
 }
 
 /*
- * The enable word is the program's as much as the module's (spec 1.9): it
- * may keep other flags in the same word and flip them while the module
- * flips its bit, and neither may lose the other's update. The event's bit
- * is bit 31 of a 4-byte word at 4 mod 8, so that the module's atomic
- * update covers the whole 8-byte-aligned long (spec 1.9, the 32-bit word
- * rule): two threads flip bit 3 of that word and bit 7 of the word beside
- * it, with atomic XORs, while the main thread enables and disables the
- * event N times. Each word must then hold exactly the flips made to it.
- * No race site: the module's update is a single atomic instruction (an LSE
- * or exclusive-pair loop on arm64, a locked op on x86), so the test runs
- * with the shipped code's windows, for long enough to meet them.
+ * The enable word is the program's as much as the module's: it may keep other
+ * flags in the same word and flip them while the module flips its bit, and
+ * neither may lose the other's update. The event's bit is bit 31 of a 4-byte
+ * word at 4 mod 8, so that the module's atomic update covers the whole
+ * 8-byte-aligned long (the 32-bit word rule of upstream's align_addr_bit()):
+ * two threads flip bit 3 of that word and bit 7 of the word beside it, with
+ * atomic XORs, while the main thread enables and disables the event N times.
+ * Each word must then hold exactly the flips made to it. No race site: the
+ * module's update is a single atomic instruction (an LSE or exclusive-pair
+ * loop on arm64, a locked op on x86), so the test runs with the shipped
+ * code's windows, for long enough to meet them.
  */
 static __u64 bs_long __attribute__((aligned(8)));
 static long bs_flips[2];
@@ -871,13 +870,13 @@ static int reg_closed(const char *cmd, int unreg)
 }
 
 /*
- * Item 6a: address spaces that are tracked (they registered and
- * unregistered: no event, nothing holds the module) die while the module
- * is unloaded. Unload waits a second holding event_mutex (race_site 4), so
- * the exits that fall in that second are reported while unload holds the
- * table: every address space must still be let go of, none twice, and no
- * work item may run after unload. One child exits every 10 ms for 2 s, so
- * some fall inside the window.
+ * exit-rmmod: address spaces that are tracked (they registered and
+ * unregistered: no event, nothing holds the module) die while the module is
+ * unloaded. Unload waits a second holding event_mutex (race_site 4), so the
+ * exits that fall in that second are reported while unload holds the table:
+ * every address space must still be let go of, none twice, and no work item
+ * may run after unload. One child exits every 10 ms for 2 s, so some fall
+ * inside the window.
  */
 #define RM_CHILDREN	200
 
@@ -924,10 +923,10 @@ static void exit_rmmod(const char *mod)
 }
 
 /*
- * Item 6b: a fork's snapshot holds the parent's event, which the parent
- * then lets go; the child's attachment fails (race_site 5) and drops the
- * last reference, while the parent unloads the module. The task work may
- * not be in the module's code when it goes.
+ * attach-rmmod: a fork's snapshot holds the parent's event, which the parent
+ * then lets go; the child's attachment fails (race_site 5) and drops the last
+ * reference, while the parent unloads the module. The task work may not be in
+ * the module's code when it goes.
  */
 static void attach_rmmod(const char *mod)
 {
@@ -954,11 +953,11 @@ static void attach_rmmod(const char *mod)
 }
 
 /*
- * Item 10: the module's files are visible before the last step of its
- * init, the sysctl, which race_site 6 fails after a wait. A thread opens
- * user_events_data and registers as soon as it can, meanwhile: the load
- * must succeed anyway (a failed init would free the module under the fd
- * and the event), and the registration work.
+ * init-fail: the module's files are visible before the last step of its init,
+ * the sysctl, which race_site 6 fails after a wait. A thread opens
+ * user_events_data and registers as soon as it can, meanwhile: the load must
+ * succeed anyway (a failed init would free the module under the fd and the
+ * event), and the registration work.
  */
 static atomic_int if_fd = -1;
 

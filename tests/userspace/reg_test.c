@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DIAG_IOCSREG (spec 1.3): each checked row with its errno, in the table's
- * order; write_index rules; the event directory; matching (spec 1.5);
- * deletion of an event when the last file using it closes (spec 2.7).
- * The enable-bit rows (10, 20, 21) belong to the enabler suite.
+ * DIAG_IOCSREG: each check with its errno, in the order upstream makes them
+ * (user_reg_get(), then user_events_ioctl_reg() and user_event_parse() in
+ * kernel/trace/trace_events_user.c), numbered 1 to 21 in that order as the
+ * cases' "rowN" names are; write_index rules; the event directory; matching;
+ * deletion of an event when the last file using it closes. The enable-bit
+ * checks (10: the same address and bit again; 20, 21: the enabler and its
+ * first write) belong to the enabler suite.
  */
 #include <sys/mman.h>
 
@@ -11,7 +14,7 @@
 
 static __u32 word;
 
-/* A user_reg with sane defaults for the row under test. */
+/* A user_reg with sane defaults for the check under test. */
 static struct user_reg base_reg(const char *cmd)
 {
 	struct user_reg reg = {
@@ -146,11 +149,11 @@ static void rows_11_to_16(int fd)
 		 ue_reg(fd, "reg_clash u64 a", &word, 4, 0, NULL), EADDRINUSE);
 	UE_ERRNO("row15.no_fields_eaddrinuse",
 		 ue_reg(fd, "reg_clash", &word, 4, 0, NULL), EADDRINUSE);
-	/* Clash is judged before the grammar (row 15 before 16). */
+	/* Clash is judged before the grammar (15 before 16). */
 	UE_ERRNO("row15.before_grammar",
 		 ue_reg(fd, "reg_clash u32  bad", &word, 4, 0, NULL), EADDRINUSE);
 
-	/* 16: grammar errors (spec 1.4). */
+	/* 16: grammar errors. */
 	static const char *const bad[] = {
 		"reg_bad long a", "reg_bad unsigned long a", "reg_bad bool a",
 		"reg_bad pid_t a", "reg_bad u32", "reg_bad u32 a 4",
@@ -198,7 +201,7 @@ static void indices_and_dirs(void)
 		UE_EQ(name, ue_exists(path), 1);
 	}
 
-	/* Matching tolerates ';' spacing (spec 1.5). */
+	/* Matching tolerates ';' spacing. */
 	UE_EQ("match.setup", ue_reg(fd1, "reg_m u32 a; u32 b", &word, 4, 0, &i5), 0);
 	UE_EQ("match.no_space", ue_reg(fd1, "reg_m u32 a;u32 b", &word, 5, 0, &i1), 0);
 	UE_EQ("match.no_space_index", i1, i5);
@@ -215,8 +218,8 @@ static void indices_and_dirs(void)
 		 ue_reg(fd1, "reg_s struct y a 8", &word, 9, 0, NULL), EADDRINUSE);
 
 	/*
-	 * Events go when nothing uses them any more (spec 2.7): here the
-	 * enablers go first, then the files.
+	 * Events go when nothing uses them any more: here the enablers go
+	 * first, then the files.
 	 */
 	for (k = 0; k <= 8; k++)
 		if (k != 3 && k != 7)
@@ -315,7 +318,7 @@ int main(void)
 	for (dirless_round = 1; dirless_round <= 2; dirless_round++)
 		ue_in_child(dirless_names);
 	kprobe_same_name();
-	/* An O_RDONLY descriptor registers too: ioctl ignores f_mode (1.1). */
+	/* An O_RDONLY descriptor registers too: ioctl ignores f_mode. */
 	fd = open(TRACEFS "/user_events_data", O_RDONLY);
 	UE_EQ("rdonly_fd_registers", ue_reg(fd, "reg_ro u32 a", &word, 0, 0, NULL), 0);
 	close(fd);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The concurrent stress suite (suite stress, issue 14 item 2), run by
- * 55-stress.sh for a given time (30 s in make check, hours in make soak).
+ * The concurrent stress suite (suite stress), run by 55-stress.sh for a given
+ * time (30 s in make check, hours in make soak).
  *
  * Several worker processes of two threads each register, unregister,
  * write, close and reopen, fork (the child works on its copy and exits or
@@ -15,10 +15,10 @@
  * kernel.user_events_max, and try to unload the module (it must refuse while
  * this process holds user_events_data open).
  *
- * Every call's result is checked against the errnos the spec allows for it
- * in this setting (each check names its section); an unexpected errno is a
- * failure of that kind of operation. Per kind, the calls are counted and
- * printed ("UE-INFO stress ...").
+ * Every call's result is checked against the errnos upstream gives it in this
+ * setting (each check's comment names them); an unexpected errno is a failure
+ * of that kind of operation. Per kind, the calls are counted and printed
+ * ("UE-INFO stress ...").
  *
  * At quiescence (the time is up: no toggles, every worker stopped with its
  * pages mapped and writable): each event is enabled and disabled once in
@@ -26,12 +26,12 @@
  * third event enabled in the first instance, every third through perf) is
  * put in place, and
  *   - user_events_status agrees with it and with the events directories
- *     and dynamic_events (spec 1.10, 1.11): the same events, Active and Busy;
+ *     and dynamic_events: the same events, Active and Busy;
  *   - every enable word of every surviving worker thread holds exactly its
- *     registered bit if its event is enabled, and nothing else (spec 1.9,
- *     the 32-on-64 rule included).
- * Then the workers exit, every non-persistent event must go by itself
- * (spec 2.7) and the persistent ones are deleted, leaving nothing.
+ *     registered bit if its event is enabled, and nothing else (the
+ *     32-on-64 rule included).
+ * Then the workers exit, every non-persistent event must go by itself and the
+ * persistent ones are deleted, leaving nothing.
  *
  * The run goes on past SECS, for ST_GRACE_SECS more at most, until every
  * kind of call has been made at least once: on a slow machine a short run
@@ -188,10 +188,10 @@ enum { SINGLE, MULTI, PERSIST };
 
 /*
  * Each name has fixed field lists, so that no registration clashes with
- * another's fields (spec 1.5 row 15 is the fuzzer's); the two lists of a
+ * another's fields (a clash, EADDRINUSE, is the fuzzer's); the two lists of a
  * multi-format name make two variants. "u:" lines make only sp* names
- * (persistent, spec 1.11), so that ss* and sm* are never persistent:
- * deleting one is EBUSY or ENOENT, never 0 (spec 1.6).
+ * (persistent), so that ss* and sm* are never persistent: deleting one is
+ * EBUSY or ENOENT, never 0.
  */
 static const struct st_event {
 	const char *name, *fields;
@@ -223,14 +223,14 @@ static void command(const struct st_event *e, char *buf, size_t size)
 
 /*
  * A record of @e after the write index: its fields, with valid
- * __data_loc/__rel_loc words (spec 1.8: a data_loc offset counts from the
- * record's start, 8 bytes of header included; a rel_loc one from after the
- * word). Its length.
+ * __data_loc/__rel_loc words (a data_loc offset counts from the record's
+ * start, 8 bytes of header included; a rel_loc one from after the word). Its
+ * length.
  */
 /*
- * The kernel's struct trace_entry, which a __data_loc offset counts in
- * (spec 1.8): 8 bytes, 12 on 5.10's PREEMPT_RT. Read off a field's offset
- * in the format of an event made for it (header_size()).
+ * The kernel's struct trace_entry, which a __data_loc offset counts in: 8
+ * bytes, 12 on 5.10's PREEMPT_RT. Read off a field's offset in the format of
+ * an event made for it (header_size()).
  */
 static unsigned int hdr = 8;
 
@@ -282,7 +282,7 @@ static void tp_of(const struct st_event *e, char *tp, size_t size)
 		snprintf(tp, size, "user_events/%s", e->name);
 		return;
 	}
-	/* The variant whose format lists these fields (spec 1.12). */
+	/* The variant whose format lists these fields. */
 	snprintf(want, sizeof(want), "field:%s;", e->fields);
 	dir = opendir(TRACEFS "/events/user_events_multi");
 	while (dir && (d = readdir(dir))) {
@@ -337,9 +337,10 @@ static int reg_allowed_ok(struct st_thread *t)
 }
 
 /*
- * DIAG_IOCSREG of a random event into free slot @i. Spec 1.3: with a valid
- * command and word, only row 17 (EMFILE, while user_events_max is lowered)
- * can fail it, and row 21 (EFAULT) while the page is not mapped writable.
+ * DIAG_IOCSREG of a random event into free slot @i. With a valid command and
+ * word, only the event limit (EMFILE, while user_events_max is lowered) can
+ * fail it, and the enable write (EFAULT) while the page is not mapped
+ * writable.
  */
 static void op_reg_slot(struct st_thread *t, int i)
 {
@@ -383,7 +384,7 @@ static void op_reg(struct st_thread *t)
 		op_reg_slot(t, i);
 		return;
 	}
-	/* Spec 1.3 row 10: the same address and bit again, any event. */
+	/* EADDRINUSE: the same address and bit again, any event. */
 	command(&events[below(&t->rng, NEVENTS)], cmd, sizeof(cmd));
 	ret = ue_reg_sized(t->fds[below(&t->rng, 2)], cmd, slot_word(t, i),
 			   s->size, s->bit, 0, NULL);
@@ -391,8 +392,8 @@ static void op_reg(struct st_thread *t)
 }
 
 /*
- * DIAG_IOCSUNREG (spec 1.7): 0 for a registered bit (EFAULT when its clear
- * cannot be written: the enabler is gone all the same), ENOENT for another.
+ * DIAG_IOCSUNREG: 0 for a registered bit (EFAULT when its clear cannot be
+ * written: the enabler is gone all the same), ENOENT for another.
  */
 static void op_unreg(struct st_thread *t)
 {
@@ -416,8 +417,8 @@ static void op_unreg(struct st_thread *t)
 }
 
 /*
- * write() of a registered event's record (spec 1.8): the whole length, or
- * EBADF while nothing is attached to it.
+ * write() of a registered event's record: the whole length, or EBADF while
+ * nothing is attached to it.
  */
 static void op_write(struct st_thread *t)
 {
@@ -446,7 +447,7 @@ static int open_data(void)
 	return fd;
 }
 
-/* close() and a new open (spec 1.1): the enablers stay (spec 1.9). */
+/* close() and a new open: the enablers stay. */
 static void op_close(struct st_thread *t)
 {
 	int fdi = below(&t->rng, 2), ret;
@@ -483,10 +484,10 @@ static void exec_child(int fd)
 }
 
 /*
- * A forked child has copies of the forking thread's enablers (spec 1.9;
- * without memory for them it is untracked, so unregistering an inherited
- * bit may be ENOENT). It works on its copies a while, then exits or execs
- * with them still registered.
+ * A forked child has copies of the forking thread's enablers (without memory
+ * for them it is untracked, so unregistering an inherited bit may be ENOENT).
+ * It works on its copies a while, then exits or execs with them still
+ * registered.
  */
 static void op_fork(struct st_thread *t)
 {
@@ -552,9 +553,9 @@ static void op_vfork(struct st_thread *t)
 }
 
 /*
- * A clone(CLONE_VM) child shares the thread's tracking object, if it has
- * one (spec 1.9): it registers the spare word, writes, and unregisters it
- * (0 in either case), so that nothing of it stays in the thread's object.
+ * A clone(CLONE_VM) child shares the thread's tracking object, if it has one:
+ * it registers the spare word, writes, and unregisters it (0 in either case),
+ * so that nothing of it stays in the thread's object.
  */
 static int clone_fn(void *arg)
 {
@@ -603,8 +604,8 @@ static void op_clone(struct st_thread *t)
 
 /*
  * While the page is read-only or unmapped, state changes cannot write its
- * bits (the module's fault-in fails and says so in the log, spec 2.6), a
- * registration there fails with EFAULT and an unregistration with EFAULT.
+ * bits (the module's fault-in fails and says so in the log), a registration
+ * there fails with EFAULT and an unregistration with EFAULT.
  */
 static void page_window(struct st_thread *t)
 {
@@ -677,7 +678,7 @@ static void op_page(struct st_thread *t)
 
 /* --- a worker thread's life ----------------------------------------------- */
 
-/* A survivor's enable words against the plan (spec 1.9): what is left. */
+/* A survivor's enable words against the plan: what is left. */
 static int plan_of(const char *tp)
 {
 	char plan[8192], key[200], *at;
@@ -760,8 +761,8 @@ static void *worker_thread(void *arg)
 	/*
 	 * A survivor: its page is mapped and writable (page_restored()); a
 	 * write to each word makes it present and its own again (after
-	 * MADV_DONTNEED, or copy-on-write after a fork), so that the bits
-	 * are written at once, not by a fault-in later (spec 1.9).
+	 * MADV_DONTNEED, or copy-on-write after a fork), so that the bits are
+	 * written at once, not by a fault-in later.
 	 */
 	for (k = 0; k < ST_SLOTS + 1; k++)
 		__atomic_fetch_or((unsigned long long *)(t->page + 8 * k), 0ULL,
@@ -778,7 +779,7 @@ static void *worker_thread(void *arg)
 
 /*
  * A worker process: its threads are made before any registers, so that
- * each has a tracking object of its own (spec 1.9).
+ * each has a tracking object of its own.
  */
 static void worker(unsigned long long gen, int secs)
 {
@@ -823,10 +824,10 @@ static void worker(unsigned long long gen, int secs)
 /* --- exec'd children ------------------------------------------------------ */
 
 /*
- * stress_test --exec-child FD: a new image, tracked by nobody (spec 1.9:
- * exec drops the tracking object). It registers a word of its own (0, or
- * EMFILE while user_events_max is lowered), closes the inherited file, and
- * exits with the registration held half the time.
+ * stress_test --exec-child FD: a new image, tracked by nobody (exec drops the
+ * tracking object). It registers a word of its own (0, or EMFILE while
+ * user_events_max is lowered), closes the inherited file, and exits with the
+ * registration held half the time.
  */
 static int exec_child_main(int fd)
 {
@@ -863,8 +864,8 @@ static void random_tp(struct st_rng *r, char *tp, size_t size)
 }
 
 /*
- * Enable toggles in one instance (spec 1.9: the bits follow). ENOENT: the
- * event does not exist; ENODEV: it went between open and write.
+ * Enable toggles in one instance (the bits follow). ENOENT: the event does
+ * not exist; ENODEV: it went between open and write.
  */
 static void *ftrace_loop(void *arg)
 {
@@ -945,9 +946,9 @@ static void *perf_loop(void *arg)
 }
 
 /*
- * "u:" creations and deletions (spec 1.11): creating is 0, or EMFILE while
- * user_events_max is lowered; deleting 0, EBUSY or ENOENT; O_TRUNC 0 or
- * EBUSY (any busy event blocks it).
+ * "u:" creations and deletions: creating is 0, or EMFILE while
+ * user_events_max is lowered; deleting 0, EBUSY or ENOENT; O_TRUNC 0 or EBUSY
+ * (any busy event blocks it).
  */
 static void *dynev_loop(void *arg)
 {
@@ -982,9 +983,9 @@ static void *dynev_loop(void *arg)
 }
 
 /*
- * DIAG_IOCSDEL of the names the workers register, racing their
- * registrations (spec 1.6): a non-persistent event is always busy, so ss*
- * and sm* give EBUSY or ENOENT; sp* may also be deleted (0).
+ * DIAG_IOCSDEL of the names the workers register, racing their registrations:
+ * a non-persistent event is always busy, so ss* and sm* give EBUSY or ENOENT;
+ * sp* may also be deleted (0).
  */
 static void *del_loop(void *arg)
 {
@@ -1008,7 +1009,7 @@ static void *del_loop(void *arg)
 	return NULL;
 }
 
-/* kernel.user_events_max lowered for a moment (spec 1.13), then restored. */
+/* kernel.user_events_max lowered for a moment, then restored. */
 static void *sysctl_loop(void *arg)
 {
 	struct st_rng r;
@@ -1168,9 +1169,9 @@ static void explain(const char *tp, const char *want, const char *status, int nt
 }
 
 /*
- * user_events_status against the plan, the directories and dynamic_events
- * (spec 1.10, 1.11): one line per event, "Used by ftrace" exactly where
- * the plan enabled it in an instance, "perf" where it holds a perf event.
+ * user_events_status against the plan, the directories and dynamic_events:
+ * one line per event, "Used by ftrace" exactly where the plan enabled it in
+ * an instance, "perf" where it holds a perf event.
  */
 static void check_status(char tps[][100], int n, const int *plan)
 {
@@ -1256,8 +1257,8 @@ static void unplan(int *perf_fds)
 }
 
 /*
- * After the workers: the non-persistent events go by themselves (spec
- * 2.7); what is left must be persistent, and DIAG_IOCSDEL deletes it.
+ * After the workers: the non-persistent events go by themselves; what is left
+ * must be persistent, and DIAG_IOCSDEL deletes it.
  */
 static void final_cleanup(void)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Our include/uapi/linux/user_events.h against the upstream 6.10+ ABI
- * (spec 1.2): every size, offset, flag and ioctl number.
+ * Our include/uapi/linux/user_events.h against the upstream 6.10+ ABI: every
+ * size, offset, flag and ioctl number.
  */
 #include <stddef.h>
 #include <linux/user_events.h>

@@ -71,7 +71,7 @@ static inline int ue_unreg(int fd, __u32 *word, int bit)
 
 /*
  * Run @fn in a child process: its exit releases every enabler and file it
- * had (spec 1.9), so the parent can check what is left. The child's
+ * had, so the parent can check what is left. The child's
  * results are its own lines; it exits 1 after a failed one. Returns its
  * exit status (-1 if it did not exit), and counts a failure if not 0.
  */
@@ -128,13 +128,13 @@ static inline int ue_read_text(const char *path, char *buf, size_t size)
 }
 
 /*
- * The size of the record header, struct trace_entry, where an event's
- * fields start (spec 1.4) and from which a __data_loc offset counts (spec
- * 1.8), from the common fields of user_events/@name's format file (spec
- * 1.12): the end of the last common_ field, rounded up to the alignment
- * of the widest (the struct's). 8 on Debian's kernels; 12 on the 5.10 rt
- * kernel, whose common_migrate_disable and common_preempt_lazy_count end
- * at byte 10. -1 if the file has no common field (named common_...).
+ * The size of the record header, struct trace_entry, where an event's fields
+ * start and from which a __data_loc offset counts, from the common fields of
+ * user_events/@name's format file: the end of the last common_ field, rounded
+ * up to the alignment of the widest (the struct's). 8 on Debian's kernels; 12
+ * on the 5.10 rt kernel, whose common_migrate_disable and
+ * common_preempt_lazy_count end at byte 10. -1 if the file has no common
+ * field (named common_...).
  */
 static inline int ue_entry_size(const char *name)
 {

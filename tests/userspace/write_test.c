@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * write()/writev() (spec 1.8): every errno row in order, the __data_loc and
- * __rel_loc validators, payloads beyond min_size, the text of every field
- * type in "trace" (spec 1.12), ftrace filters, and a second trace instance.
+ * write()/writev(): every errno of upstream's user_events_write_core() in its
+ * order, the __data_loc and __rel_loc validators, payloads beyond min_size,
+ * the text of every field type in "trace", ftrace filters, and a second trace
+ * instance.
  */
 #include <stddef.h>
 #include <sys/mman.h>
@@ -146,10 +147,10 @@ static void validators(void)
 	UE_EQ("val.rel_no_nul", loc_write(fd, rel, DYN_LOC(0, 4), "Test", 4), -EFAULT);
 	UE_EQ("val.rel_at_end_ok", loc_write(fd, rel, DYN_LOC(1, 4), "xTes\0", 5), 13);
 	/*
-	 * A string of size 0 (issue 30, item 6). Upstream checks the byte
-	 * before the data (spec 1.8): the loc word's top byte (0 here), or a
-	 * NUL of the payload, and records a string of no bytes, which the
-	 * core's string filters read past. EFAULT, as any malformed loc.
+	 * A string of size 0. Upstream checks the byte before the data: the
+	 * loc word's top byte (0 here), or a NUL of the payload, and records
+	 * a string of no bytes, which the core's string filters read past.
+	 * EFAULT, as any malformed loc.
 	 */
 	UE_EQ("val.rel_size_0_efault", loc_write(fd, rel, DYN_LOC(0, 0), "", 0), -EFAULT);
 	UE_EQ("val.rel_size_0_nul_before_efault",
@@ -164,8 +165,8 @@ static void validators(void)
 	UE_EQ("val.data_no_nul", loc_write(fd, dat, DYN_LOC(h + 4, 4), "Data", 4), -EFAULT);
 	/*
 	 * A string may start in the header but not end there: its NUL
-	 * would be a header byte (issue 12, item 9; the header of our bounce
-	 * buffer is zero, so this passed before).
+	 * would be a header byte, which the writer does not write (and the
+	 * header of the module's bounce buffer is zero).
 	 */
 	UE_EQ("val.data_end_in_header_efault",
 	      loc_write(fd, dat, DYN_LOC(0, 2), "Data", 5), -EFAULT);
@@ -173,7 +174,7 @@ static void validators(void)
 	      loc_write(fd, dat, DYN_LOC(h, 0), "Data", 5), -EFAULT);
 	UE_EQ("val.data_from_header_ok",
 	      loc_write(fd, dat, DYN_LOC(h - 2, 11), "Data", 5), 13);
-	/* Size 0 past the header, a NUL before it (issue 30, item 6). */
+	/* Size 0 past the header, a NUL before it. */
 	UE_EQ("val.data_size_0_efault",
 	      loc_write(fd, dat, DYN_LOC(h + 5, 0), "\0Data", 5), -EFAULT);
 	UE_EQ("val.data_size_0_at_end_efault",
@@ -312,7 +313,7 @@ static void filters_and_instances(void)
 
 /*
  * Records too big for a consumer are dropped and the write still succeeds
- * (spec 1.8), without a kernel warning; perf takes up to 8 KiB.
+ * (as upstream), without a kernel warning; perf takes up to 8 KiB.
  */
 static void large_records(void)
 {

@@ -1,9 +1,9 @@
 #!/bin/bash
-# An arm64 Debian root of one release on this amd64 machine (issue 15), run
-# through qemu-user: the Debian package installed there as on an arm64
-# machine, with DKMS building the module natively for Debian's arm64 kernel.
-# (The arm64 VMs' perf and trace-cmd come from their .debs unpacked on the
-# host, tests/vm/cross-tools.sh, no longer from this root: issue 28, item 4.)
+# An arm64 Debian root of one release on this amd64 machine, run through
+# qemu-user: the Debian package installed there as on an arm64 machine, with
+# DKMS building the module natively for Debian's arm64 kernel. (The arm64 VMs'
+# perf and trace-cmd come from their .debs unpacked on the host,
+# tests/vm/cross-tools.sh, not from this root.)
 #
 #   $UE_CACHE/chroots/<release>-arm64/   mmdebstrap --architectures=arm64, cached
 #
@@ -161,19 +161,18 @@ ue_arm64_headers() {
 }
 
 # ue_arm64_cross RELEASE KRELEASE OVERLAY: the release's cross compiler for
-# arm64, an amd64 program, put in the upper layer of OVERLAY (an overlay
-# dir of ue_chroot_run, before it is first mounted) over the root's own
-# arm64 gcc, so that DKMS's compiles run natively instead of under
-# qemu-user (issue 28, item 4: 1806 s a build beside the VMs). The
-# compiler is the one CC of the headers' .kernelvariables names
-# ("$(CROSS_COMPILE)gcc-N", CROSS_COMPILE aarch64-linux-gnu-: the same
-# name as Debian's cross compiler), taken from the release's amd64
-# chroot, where make check's own arm64 builds installed it
+# arm64, an amd64 program, put in the upper layer of OVERLAY (an overlay dir
+# of ue_chroot_run, before it is first mounted) over the root's own arm64 gcc,
+# so that DKMS's compiles run natively instead of under qemu-user (half an
+# hour a build beside the VMs). The compiler is the one CC of the headers'
+# .kernelvariables names ("$(CROSS_COMPILE)gcc-N", CROSS_COMPILE
+# aarch64-linux-gnu-: the same name as Debian's cross compiler), taken from
+# the release's amd64 chroot, where make check's own arm64 builds installed it
 # (ue_chroot_cross): the files of its package and of its dependencies, at
 # their paths with the links of merged /usr resolved, and the amd64 loader's
-# /lib64. Its version text must be the kernel's CONFIG_CC_VERSION_TEXT, as
-# the root's own gcc's is. dkms, make, kbuild's programs and the rest of
-# the root stay arm64, under qemu-user.
+# /lib64. Its version text must be the kernel's CONFIG_CC_VERSION_TEXT, as the
+# root's own gcc's is. dkms, make, kbuild's programs and the rest of the root
+# stay arm64, under qemu-user.
 ue_arm64_cross() {
 	local r=$1 krel=$2 ovl=$3 upper=$3/upper c hd kv n pkg want got
 	c=$(ue_chroot_dir "$r-arm64")

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Another architecture's perf and trace-cmd for make check's VMs (the arm64
 # rows' suite tools, tests/userspace/40-tools.sh), without running any of its
-# programs to get them (issue 28, item 4): Debian's linux-perf and trace-cmd
-# of RELEASE for ARCH, unpacked on this machine with their dependencies, then
-# staged into OUT as check.sh's stage_elf does for amd64.
+# programs to get them (under qemu-user that is slow): Debian's linux-perf and
+# trace-cmd of RELEASE for ARCH, unpacked on this machine with their
+# dependencies, then staged into OUT as check.sh's stage_elf does for amd64.
 #
 # 1. Resolve: apt-get, in the release's apt state for ARCH (apt-lib.sh,
 #    $UE_CACHE/apt-<release>-<arch>, APT::Architecture=ARCH), simulates
