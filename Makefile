@@ -119,8 +119,8 @@ deb:
 ifneq ($(wildcard $(CURDIR)/tests/deps.sh),)
 	bash -c '. $(CURDIR)/tests/deps.sh && ue_deps_install deb'
 endif
-	rm -rf build/deb && mkdir -p build/deb/src
-	cp -a $(PACKAGE_TREE) build/deb/src/
+	rm -rf build/deb
+	$(MAKE) -s copy-package-tree DEST=build/deb/src
 	cd build/deb/src && dpkg-buildpackage -us -uc -b >../dpkg-buildpackage.log 2>&1 || \
 		{ tail -20 ../dpkg-buildpackage.log; exit 1; }
 	rm -rf build/deb/src
