@@ -83,12 +83,14 @@ sys_pkgs() { # RELEASE
 	echo "systemd,systemd-sysv,udev,kmod,dkms,openssl,ca-certificates,initramfs-tools,e2fsprogs,zstd,mokutil,procps,gcc,pkgconf,libc6-dev,linux-image-amd64,linux-headers-amd64"
 }
 # The kernel of another suite that a system is upgraded to (systems.list):
-# its packages, downloaded into the system's /var/cache/ue-upgrade (apt
-# fetches only what it lacks), for apt to install from there at each run.
+# its packages, downloaded into the system's $upgrade_archives (apt fetches
+# only what it lacks), for apt to install from there at each run (the
+# setup script and guest-test get both from here).
+upgrade_archives=/var/cache/ue-upgrade
 upgrade_pkgs="linux-image-amd64 linux-headers-amd64"
 upgrade_download() { # ROOT SUITE
-	ns_chroot "$1" sh -c "mkdir -p /var/cache/ue-upgrade/partial &&
-		apt-get install -q -y --download-only -t $2 -o Dir::Cache::archives=/var/cache/ue-upgrade $upgrade_pkgs"
+	ns_chroot "$1" sh -c "mkdir -p $upgrade_archives/partial &&
+		apt-get install -q -y --download-only -t $2 -o Dir::Cache::archives=$upgrade_archives $upgrade_pkgs"
 }
 # The initramfs with the modules of QEMU's disk and the root's file system
 # only (the kernel's postinst makes it; "most" would be 36 MB to unpack
@@ -167,11 +169,12 @@ image() {
 }
 
 # --- the run's system: the .debs installed in an overlay over it --------------------
-# setup_in_root RELEASE: run in the chroot of the run's system, as root.
+# Run in the chroot of the run's system, as root, with the release, the
+# kernel's suite, and for an upgrade its archives and packages.
 # shellcheck disable=SC2016
 setup_script='
 set -eu
-rel=$1 ksuite=$2
+rel=$1 ksuite=$2 archives=$3 pkgs=$4
 export DEBIAN_FRONTEND=noninteractive
 if [ "$rel" = bullseye ]; then
 	# DKMS 2.8 signs nothing by itself: the README'"'"'s steps for it, a key
@@ -185,13 +188,14 @@ if [ "$ksuite" = "$rel" ]; then
 	apt-get install -y -q /tmp/ue/user-events-dkms_*_all.deb /tmp/ue/user-events-dev_*_all.deb
 else
 	# The system that gets our package in its first boot (guest-test):
-	# the .debs kept for it, and the release its kernel upgrade installs.
+	# the .debs kept for it, and its kernel upgrade: the suite, the
+	# release it installs, where apt finds it, what apt installs.
 	cp /tmp/ue/*.deb /var/lib/ue-test/
-	r=$(apt-get install -s -q --no-download -t "$ksuite" -o Dir::Cache::archives=/var/cache/ue-upgrade \
-		linux-image-amd64 linux-headers-amd64 |
+	# shellcheck disable=SC2086
+	r=$(apt-get install -s -q --no-download -t "$ksuite" -o Dir::Cache::archives="$archives" $pkgs |
 		sed -n "s/^Inst linux-image-\([0-9][^ ]*\) .*/\1/p")
 	test -n "$r"
-	echo "$ksuite $r" >/var/lib/ue-test/upgrade
+	echo "$ksuite $r $archives $pkgs" >/var/lib/ue-test/upgrade
 fi
 cp /tmp/ue/example.c /var/lib/ue-test/
 # A module built by hand with make (README, Building) from the package'"'"'s
@@ -225,7 +229,8 @@ disk() {
 	if ! unshare -m --propagation private bash -c '
 		set -e
 		d=$1 w=$2 debs=$3 here=$4 root=$5 rel=$6 uuid=$7 script=$8 ksuite=$9 v=${10}
-		shift 10	# (the rest: chroot_env)
+		archives=${11} pkgs=${12}
+		shift 12	# (the rest: chroot_env)
 		m=$w/merged
 		mount -t overlay overlay -o "lowerdir=$d/root,upperdir=$w/upper,workdir=$w/ovw" "$m"
 		mkdir -p "$m/tmp/ue" "$m/usr/local/lib/ue-test" "$m/var/lib/ue-test"
@@ -238,7 +243,7 @@ disk() {
 		(
 			mount -t proc proc "$m/proc"
 			mount --rbind /dev "$m/dev"
-			chroot "$m" "$@" sh -c "$script" _ "$rel" "$ksuite"
+			chroot "$m" "$@" sh -c "$script" _ "$rel" "$ksuite" "$archives" "$pkgs"
 		)
 		# (what a maintainer script left running in it, then its mounts)
 		for p in /proc/[0-9]*; do
@@ -252,7 +257,7 @@ disk() {
 		sz=$(du -sm --apparent-size "$m" | cut -f1)
 		mkfs.ext4 -q -F -U "$uuid" -L root -d "$m" "$w/root.img" "$(( sz * 13 / 10 + 300 ))M"
 	' _ "$d" "$work" "$debs" "$here" "$root" "$rel" "$uuid" "$setup_script" "$ksuite" "$version" \
-		"${chroot_env[@]}" \
+		"$upgrade_archives" "$upgrade_pkgs" "${chroot_env[@]}" \
 		>"$work/setup.log" 2>&1; then
 		result fail installed "$(tail -3 "$work/setup.log" | tr '\n' ' ')"
 		return 1
