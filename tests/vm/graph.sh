@@ -21,19 +21,20 @@
 #           slots for a minute while the debug row's modules, ready a moment
 #           later, waited (the first VM at 138 s of a warm run)
 #   host    the heavier host checks, one at a time, and
-#   install the .debs and the install test's steps, three at a time: pools of their own, so that they never
-#           hold a module build back (in one pool with the modules,
-#           host.deps and host.run, ready before any module, took both
-#           slots and the modules were built one at a time); they wait on
-#           dpkg more than they compute, and trixie's steps, which
+#   install the .debs and the install test's steps, three at a time:
+#           pools of their own, so that they never hold a module build
+#           back (in one pool with the modules, host.deps and host.run,
+#           ready before any module, took both slots and the modules were
+#           built one at a time); they wait on dpkg more than they
+#           compute, and trixie's steps, which
 #           user-events-run's checks wait for, need a slot beside
 #           bullseye's and bookworm's
-#   system  the booted systems' boots, two at a time, beside the two VM
-#           slots and after the debug rows' VMs (a third guest beside those
-#           slowed them past their limits): in the VM pool their 680 s
-#           came after every VM row, at the end of the run; one at a time,
-#           the others waited for trixie's (apt and DKMS under TCG twice)
-#           and then ran alone at the end
+#   system  the booted systems' boots, two at a time (each guest has one
+#           vCPU: tests/system/run.sh), beside the two VM slots and after
+#           the debug rows' VMs (a third guest beside those slowed them past
+#           their limits): in the VM pool they came after every VM row, at
+#           the end of the run; one at a time, the others waited for
+#           trixie's, the longest, and ended the run
 #   kernel  our debug kernels' builds, one at a time (each is make -j)
 #   fetch   downloads, three at a time
 #   chroot  debootstraps, and the booted-system test's images and disks,
