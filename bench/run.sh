@@ -469,7 +469,7 @@ is at least as fast or as small**.
   \`PERF_SAMPLE_RAW\` and a mapped ring buffer that the loop keeps draining, checked against the
   event's count. \`trace_marker_raw\`: a 52-byte \`write\` (4-byte id + 48 bytes). The
   \`write()\` rows send the same 52 bytes, index and payload, from one contiguous buffer
-  through one \`write\` (spec 1.8 accepts both), the target's comparison with the marker.
+  through one \`write\` (user_events.rst, Writing Data, allows both), the target's comparison with the marker.
 * USDT: the same three values as a \`sys/sdt.h\` probe with a semaphore in \`ue_bench\`
   (\`STAP_PROBE3(ue_bench, w, a, b, c)\` behind \`if (semaphore)\`), attached through
   \`uprobe_events\` as \`$usdt_def\` (derived by \`bench/run.sh\` from the program's

@@ -59,7 +59,7 @@ static uint32_t w_enabled;
 #define TRACEFS "/sys/kernel/tracing"
 #define EVENTS TRACEFS "/events/user_events"
 
-/* The 3-field event of the write rows; the fields are packed (spec 1.4). */
+/* The 3-field event of the write rows; the fields are packed (user_events.rst, Field Format). */
 #define W_EVENT "bench_w u32 a; u64 b; __rel_loc char[] c"
 #define W_STR 32		/* bytes of c, the NUL included */
 
