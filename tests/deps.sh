@@ -46,7 +46,7 @@ ue_pkgs_bench=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}"
 ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" ninja-build
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
 	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static mmdebstrap pkgconf
-	       ovmf mtools dosfstools fdisk e2fsprogs expect)
+	       ovmf mtools dosfstools fdisk e2fsprogs expect python3-junitparser)
 # (make check runs its job graph with ninja, tests/vm/graph.sh; it has
 # debootstrap too: it makes a chroot of each Debian release
 # to build the module in, and mmdebstrap and qemu-user-static for the arm64
@@ -61,7 +61,10 @@ ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" 
 # Boot firmware, MokManager's screens driven by expect; its host checks look at what every entry
 # point runs, make check-fresh's included; curl asks the mirror whether it
 # serves a kernel's packages, tests/vm/resolve.sh; pkgconf's pkg-config
-# reads user-events-dev's .pc file, tests/host/package.sh.)
+# reads user-events-dev's .pc file, tests/host/package.sh; python3 with
+# python3-junitparser, a JUnit library of CI tools, reads back the JUnit XML
+# of the results, tests/host/junit.sh: writing it takes only bash and awk,
+# tests/vm/junit.sh.)
 ue_pkgs_fresh=(debootstrap)
 # make soak is make check restricted to one VM (tests/vm/soak.sh).
 ue_pkgs_soak=("${ue_pkgs_check[@]}")
@@ -85,7 +88,7 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		curl xargs renice aarch64-linux-gnu-gcc aarch64-linux-gnu-objcopy
 		qemu-system-aarch64 qemu-aarch64-static mountpoint flock pkg-config
 		aarch64-linux-gnu-readelf sha256sum ninja mmdebstrap dpkg-divert
-		mkfs.ext4 mkfs.fat mmd mcopy sfdisk truncate dd expect)
+		mkfs.ext4 mkfs.fat mmd mcopy sfdisk truncate dd expect python3)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 ue_progs_soak=("${ue_progs_check[@]}" awk)
 ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb

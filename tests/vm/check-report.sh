@@ -8,7 +8,8 @@
 # did not end), seconds and host-checks (1 where it ran the host checks, 0
 # under UE_HOST_CHECKS=0). The merge goes into build/check-report/
 # (UE_REPORT_DIR) and through tests/vm/report.sh, as make check's own
-# report does. Its rules:
+# report does (which also writes the merged results as JUnit XML there,
+# junit.xml: tests/vm/junit.sh). Its rules:
 #   - a row's lines come from the shard that reported it; a row that two
 #     shards reported is a failed check of the merge ("host shards fail
 #     overlap ROW ..."), and both shards' lines stay: nothing either found

@@ -168,6 +168,7 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	edge host.boot-retry -
 	edge host.rig-jobs -
 	edge host.check-report -
+	edge host.junit -
 	if [ "$sample" != "${sample#debug}" ]; then s=kernel.$sample; else s=fetch.$sample; fi
 	edge host.run host linux-source "$s"
 	edge host.package host "$s"

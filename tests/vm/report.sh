@@ -3,7 +3,8 @@
 # file ("<kernel> <suite> pass|fail <case> [detail]" lines), the exact
 # package of each row (the lock file), the notes, the timeline's report
 # (the longest jobs, their CPU, the critical path), the failures, and the
-# last line "N passed, N failed". Exits non-zero on any failure.
+# last line "N passed, N failed"; and writes the results as JUnit XML
+# beside them (junit.xml: tests/vm/junit.sh). Exits non-zero on any failure.
 # Usage: report.sh RESULTS LOCK NOTES SECONDS ROW...
 set -uo pipefail
 results=$1 lock=$2 notes=$3 secs=$4
@@ -56,6 +57,9 @@ if awk '$3 != "pass" { f = 1 } END { exit !f }' "$results"; then
 	echo "failures:"
 	awk '$3 != "pass" { printf "  %s %s %s:", $1, $2, $4; for (i = 5; i <= NF; i++) printf " %s", $i; print "" }' "$results"
 fi
+# The same results as JUnit XML beside them (build/check/junit.xml), for
+# a CI's test report (tests/vm/junit.sh: the same counts as below).
+"$(dirname "$0")/junit.sh" "$results" "$d/junit.xml"
 passed=$(awk '$3 == "pass"' "$results" | wc -l)
 failed=$(awk '$3 != "pass"' "$results" | wc -l)
 echo
