@@ -16,7 +16,7 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
-trap "cp -r \"\$work\" /tmp/crwork; rm -rf \"\$work\"" EXIT
+trap "rm -rf \"\$work\"" EXIT
 cd "$work" || exit 1
 # (its report directory, never the checkout's build/check-report)
 export UE_REPORT_DIR=$work/merged
