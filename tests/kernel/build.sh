@@ -10,10 +10,10 @@
 #                           (CONFIG_USER_EVENTS=y, the in-kernel implementation)
 # Cached under
 #   $UE_CACHE/testkernel/<key>/   (build/ = the O= tree, usable as KDIR)
-# keyed by the source package version and the hash of the concatenated
-# fragments (base.config + debug.config is byte for byte the debug.config
-# the debug kernel was first keyed by, so do not edit base.config lightly:
-# any change rebuilds every flavour). Like a fetched kernel, the directory
+# keyed by the source package version and the hash of the fragments'
+# settings (their lines without comments and blank lines, "# CONFIG_X is
+# not set" kept: a comment's edit does not rebuild a kernel; a setting's
+# in base.config rebuilds every flavour). Like a fetched kernel, the directory
 # holds "kdir", "release" and boot/vmlinuz-<release>; mods/ holds its
 # modules (kunit.ko); "source" names the package and version built. Prints it.
 set -euo pipefail
@@ -41,7 +41,10 @@ bench-inkernel) frags="base.config bench.config bench-inkernel.config" ;;
 esac
 fragpaths=()
 for f in $frags; do fragpaths+=("$here/$f"); done
-key=$( { echo "$srcver"; cat "${fragpaths[@]}"; } | sha256sum | cut -c1-16)
+key=$( {
+	echo "$srcver"
+	awk '/^# CONFIG_[A-Za-z0-9_]+ is not set$/ || !/^[[:space:]]*(#|$)/' "${fragpaths[@]}"
+} | sha256sum | cut -c1-16)
 dir=$UE_CACHE/testkernel/$key
 out=$dir/build
 
