@@ -24,7 +24,7 @@ race() {
 	ue_eq "$1.state_empty" "$(tr '\n' ' ' <$S)" "events 0 orphans 0 address_spaces 0 queued_work 0 "
 }
 # Site 1: the fork probe, between an enabler's check and its reference.
-# (fork loops of 6 s, 3 s on a flavour sibling: ue_budget)
+# (fork loops of 6 s on our debug kernels, 3 s on Debian's: ue_budget)
 race unreg_fork 1 200 unreg-fork "$(ue_budget 6 3)"
 race del_fork 1 15000 del-fork "$(ue_budget 6 3)"
 # Sites 1 and 8 with a fault-in pending: unregistering such an enabler
@@ -36,16 +36,16 @@ race fault_unreg_fork 1 10000 fault-unreg-fork "$(ue_budget 5 3)"
 race fault_unreg_fork_ev 8 10000 fault-unreg-fork-ev "$(ue_budget 5 3)"
 # Site 9: a word faulted in, its page pinned, before the registration's or
 # unregistration's next try, while the main thread forks (a fork loop of
-# 2 s, 1 s on a flavour sibling). Without the pin, each fork there made the
+# 2 s on our debug kernels, 1 s on Debian's). Without the pin, each fork there made the
 # page read-only again and the call failed with EFAULT.
 race refault_fork 9 5000 refault-fork "$(ue_budget 2 1)"
 # Site 10: the fault worker, the word faulted in (and pinned), before its
 # write, while the main thread forks; each state change's bit must follow
-# (2 s, 1 s on a flavour sibling). Without the pin, each fork there made
+# (2 s on our debug kernels, 1 s on Debian's). Without the pin, each fork there made
 # the page read-only again, and after ten rounds the bit stayed stale.
 race fault_work_fork 10 20000 fault-work-fork "$(ue_budget 2 1)"
 # Site 2: writing a bit, holding a user of the address space (200
-# children, 50 on a flavour sibling).
+# children on our debug kernels, 50 on Debian's).
 race exit_wait 2 2000 exit-wait "$(ue_budget 200 50)"
 # Site 3: enabling for ftrace, the bits flipped before the core marks the
 # file enabled. Without cmdline recording, turning the only ftrace event on

@@ -1,5 +1,5 @@
 # The seeded ABI fuzzer (tests/userspace/fuzz_test.c):
-# 100000 (25000 on a flavour sibling, ue_budget) random ioctls, writes, "u:" lines, enable toggles and
+# 100000 (25000 on Debian's kernels, ue_budget) random ioctls, writes, "u:" lines, enable toggles and
 # user_events_max writes, each checked against the errnos upstream allows;
 # afterwards nothing is left and the module unloads. The seed is new each
 # run and printed (UE-INFO); "fuzz_test SEED 100000" in a VM with the

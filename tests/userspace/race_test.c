@@ -211,7 +211,7 @@ static int more_rounds(int done, int n, long long start)
  * Fork for @secs seconds while @loop runs in a thread, and on until both
  * have done a round, for RACE_GRACE_MS more at most (then .raced fails).
  * The time is measured in milliseconds: a deadline of time(NULL) + 1 (a
- * flavour sibling's 1 s) came at the next tick of the seconds, as soon as
+ * short budget's 1 s) came at the next tick of the seconds, as soon as
  * a few milliseconds after the start, and a race whose loop had not ended
  * its first cycle by then failed .raced (6.1-cloud, refault_fork, CI of
  * 78c4153).
