@@ -29,12 +29,13 @@
 #           compute, and trixie's steps, which
 #           user-events-run's checks wait for, need a slot beside
 #           bullseye's and bookworm's
-#   system  the booted systems' boots, two at a time (each guest has one
-#           vCPU: tests/system/run.sh), beside the two VM slots and after
-#           the debug rows' VMs (a third guest beside those slowed them past
-#           their limits): in the VM pool they came after every VM row, at
-#           the end of the run; one at a time, the others waited for
-#           trixie's, the longest, and ended the run
+#   system  the booted systems' boots, two at a time (one vCPU a guest
+#           but for the one that runs DKMS: tests/system/run.sh), beside
+#           the two VM slots and after the debug rows' VMs (a third guest
+#           beside those slowed them past their limits): in the VM pool
+#           they came after every VM row, at the end of the run; one at a
+#           time, the others waited for trixie's, the longest, and ended
+#           the run
 #   kernel  our debug kernels' builds, one at a time (each is make -j)
 #   fetch   downloads, three at a time
 #   chroot  debootstraps, and the booted-system test's images and disks,
