@@ -31,8 +31,8 @@ ue_eq() {
 # race or a fuzzed call got wrong into a report, SHORT on Debian's kernels
 # (boot-lib.sh writes /tests/budget). The races' windows are held open by
 # the race build (src/race.h), so a short run still meets each of them
-# (every race case checks that it did); the long ones on every Debian row
-# cost more than the booted systems, which make check must also pay for.
+# (every race case checks that it did), and make check, CPU-bound, spends
+# the time it saves on the booted systems.
 ue_budget() {
 	if [ "$(cat /tests/budget 2>/dev/null)" = long ]; then echo "$1"; else echo "$2"; fi
 }
