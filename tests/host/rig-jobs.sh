@@ -46,7 +46,7 @@ expect() { # case got want
 build=$work/job
 mkdir -p "$build/stamps"
 cat >"$build/env.sh" <<EOF
-declare -A krel=() klevel=() karch=() kroot=()
+declare -A krel=() klevel=() karch=() kroot=() kmade=() kflavour=() klimit=() kextra=() kflags=()
 root=$(dirname "$(dirname "$vmdir")")
 build=$build results=$build/results notes=$build/notes
 stock= debug_kernels= releases= own_release= sample= run_kernel=

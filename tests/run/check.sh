@@ -18,6 +18,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$root/tests/vm/matrix-lib.sh"
 run=$root/scripts/user-events-run
 k=$1 w=$2
 rm -rf "$w"
@@ -184,7 +185,7 @@ cache=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 log() { :; }
 UE_CACHE=$cache . "$root/tests/vm/apt-lib.sh"
 m=$(machine_mirror) s=$(machine_security_mirror)
-release=$(awk -v k="$k" '$1 == k { print $2 }' "$root/tests/vm/kernels.list")
+release=$(ue_matrix_one name="$k" -- release)
 # The kernel cannot be fetched: an empty cache and no apt-get on PATH (the
 # mirrors given, as apt-get would have read them from apt's configuration).
 mkdir -p "$w/path"

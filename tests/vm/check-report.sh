@@ -22,14 +22,15 @@
 #     empty results, no rows file) is a failed check naming it, and so is a
 #     merge in which no shard ran the host checks;
 #   - the lock files and the notes are joined, each line once; the rows go
-#     in kernels.list's order (then ours, then any other); the time is the
-#     longest shard's (the shards ran at once).
+#     in kernels.list's order (then any other); the time is the longest
+#     shard's (the shards ran at once).
 # Exits non-zero on any failure (report.sh), or 2 on a usage error.
 # Usage: check-report.sh DIR...
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 vmdir=$root/tests/vm
+. "$vmdir/matrix-lib.sh"
 out=${UE_REPORT_DIR:-$root/build/check-report}
 
 say() { printf '== %s\n' "$*"; }
@@ -121,9 +122,10 @@ if [ ${#shards[@]} -gt 0 ]; then
 fi
 cat "$problems" >>"$out/results"
 
-# The rows in the order a whole run reports them: kernels.list's, then
-# ours, then any other a shard reported.
-order="$(awk '!/^#/ && NF >= 6 { print $1 }' "$vmdir/kernels.list" | tr '\n' ' ')debug debug-newest"
+# The rows in the order a whole run reports them: kernels.list's, then any
+# other a shard reported.
+order=$(ue_matrix -- name) || exit 2
+order=${order//$'\n'/ }
 rows=
 for k in $order; do [ -z "${owner[$k]:-}" ] || rows="$rows $k"; done
 left=

@@ -38,15 +38,16 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 vmdir=$root/tests/vm
 . "$vmdir/vm-lib.sh"
 . "$vmdir/timeline.sh"
+. "$vmdir/matrix-lib.sh"
 export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 build=${UE_BUILD_DIR:-$root/build/check}
 export UE_BUILD_DIR=$build
 t_start=$(date +%s)
 
-# The rows of kernels.list (every kernel Debian ships), and our own builds
-# with KUnit, KASAN, lockdep and kmemleak (tests/kernel/): "debug" from
-# linux-source-6.12, "debug-newest" from the newest linux-source Debian ships.
-all_kernels="$(awk '!/^#/ && NF >= 6 { print $1 }' "$vmdir/kernels.list" | tr '\n' ' ')debug debug-newest"
+# The rows of kernels.list: every kernel Debian ships, and our own builds
+# with KUnit, KASAN, lockdep and kmemleak (tests/kernel/).
+all_kernels=$(ue_matrix -- name) || exit 2
+all_kernels=${all_kernels//$'\n'/ }
 kernels=${UE_KERNELS:-$all_kernels}
 case ${UE_HOST_CHECKS:-1} in
 0 | 1) ;;
@@ -114,20 +115,22 @@ else
 fi
 
 # --- the rows' facts, for every job (build/check/env.sh) -----------------------
-# kernels.list gives each Debian row its release (whose chroot builds its
-# module), its level (full or short) and its architecture (the flavour's);
-# the packages come later, from the resolve job (build/check/kernels.lock).
-declare -A krel klevel karch kroot
+# kernels.list gives each row how it is made (kmade: a Debian package, or
+# ours), its flavour (ours: tests/kernel/build.sh's), level (full or
+# short), VM limit, extra suites, flags and architecture (the flavour's),
+# and each Debian row its release (whose chroot builds its module); the
+# packages come later, from the resolve job (build/check/kernels.lock).
+# The rows go in UE_KERNELS's order: stock, Debian's; debug_kernels, ours.
+declare -A krel klevel karch kroot kmade kflavour klimit kextra kflags
+while read -r k made rel fl level limit extra flags arch; do
+	[[ " $kernels " == *" $k "* ]] || continue
+	kmade[$k]=$made kflavour[$k]=$fl klevel[$k]=$level klimit[$k]=$limit
+	kextra[$k]=$extra kflags[$k]=$flags karch[$k]=$arch
+	[ "$made" = ours ] || krel[$k]=$rel kroot[$k]=$UE_CACHE/kernels/$k
+done < <(ue_matrix -- name made release flavour level limit extra flags arch)
 stock= debug_kernels=
 for k in $kernels; do
-	if [ "$k" != "${k#debug}" ]; then
-		debug_kernels="$debug_kernels $k" klevel[$k]=full karch[$k]=amd64
-		continue
-	fi
-	stock="$stock $k"
-	read -r krel[$k] klevel[$k] karch[$k] < <(awk -v k="$k" '!/^#/ && $1 == k {
-		a = "amd64"; if ($5 ~ /arm64$/) a = "arm64"; print $2, $6, a }' "$vmdir/kernels.list")
-	kroot[$k]=$UE_CACHE/kernels/$k
+	if [ "${kmade[$k]}" = ours ]; then debug_kernels="$debug_kernels $k"; else stock="$stock $k"; fi
 done
 releases=$(for k in $stock; do echo "${krel[$k]}"; done | sort -u | tr '\n' ' ')
 # This machine's release, where the run has its chroot: our kernels' modules
@@ -148,7 +151,7 @@ for k in 6.12-deb13 $stock; do
 	[[ " $stock " == *" $k "* ]] && [ "${karch[$k]}" = amd64 ] && { run_kernel=$k; break; }
 done
 {
-	declare -p krel klevel karch kroot
+	declare -p krel klevel karch kroot kmade kflavour klimit kextra kflags
 	for v in root vmdir build results notes kernels stock debug_kernels releases own_release sample run_kernel; do
 		printf '%s=%q\n' "$v" "${!v}"
 	done

@@ -10,6 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 vmdir=$root/tests/vm
 . "$vmdir/vm-lib.sh"
+. "$vmdir/matrix-lib.sh"
 export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 arch=${UE_DEMO_ARCH:-amd64}
 case $arch in
@@ -38,7 +39,7 @@ else
 	# its cross compiler (chroot-lib.sh).
 	. "$vmdir/apt-lib.sh"
 	. "$vmdir/chroot-lib.sh"
-	r=$(awk -v k="$k" '$1 == k { print $2 }' "$vmdir/kernels.list")
+	r=$(ue_matrix_one name="$k" -- release)
 	ue_chroot_make "$r" && ue_chroot_cross "$r" "$kr" ||
 		{ echo "make demo: no $r chroot to build the module in" >&2; exit 1; }
 	ue_chroot_build_module "$r" "$root" "$out/mod" "$(cat "$kr/kdir")" ||

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Fetch and cache the kernels of tests/vm/kernels.list, as resolve.sh
-# resolves them (or as UE_KERNELS_LOCK names them).
+# Fetch and cache the Debian kernels of tests/vm/kernels.list, as
+# resolve.sh resolves them (or as UE_KERNELS_LOCK names them).
 #
 # For each kernel: the boot image (vmlinuz, config, System.map), the modules
 # the suites load (fuse.ko for fuse_test, uncompressed, in mods/, unless

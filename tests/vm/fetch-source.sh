@@ -19,11 +19,12 @@ log() { printf 'fetch-source: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 . "$here/apt-lib.sh"
+. "$here/matrix-lib.sh"
 
 # newest: "release package version" of the newest linux-source-X.Y.
 newest() {
 	local r p
-	for r in $(awk '!/^#/ && NF >= 6 { print $2 }' "$here/kernels.list" | sort -u); do
+	for r in $(ue_matrix made=debian -- release | sort -u); do
 		ue_apt_setup "$r" >&2 || continue
 		for p in $(ue_apt_cache "$r" pkgnames linux-source- | grep -E '^linux-source-[0-9]+\.[0-9]+$'); do
 			echo "$r $p $(ue_apt_cache "$r" policy "$p" | awk '$1 == "Candidate:" { print $2 }')"

@@ -144,7 +144,7 @@ edge uapi -
 
 # --- modules and VMs, longest row first -------------------------------------------
 for k in $order; do
-	if [ "$k" != "${k#debug}" ]; then
+	if [ "${kmade[$k]}" = ours ]; then
 		# shellcheck disable=SC2046
 		edge "modules.$k" build "kernel.$k" $([ -z "$own_release" ] || echo "chroot.$own_release")
 	else
@@ -170,7 +170,7 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	edge host.rig-jobs -
 	edge host.check-report -
 	edge host.junit -
-	if [ "$sample" != "${sample#debug}" ]; then s=kernel.$sample; else s=fetch.$sample; fi
+	if [ -n "$sample" ] && [ "${kmade[$sample]}" = ours ]; then s=kernel.$sample; else s=fetch.$sample; fi
 	edge host.run host linux-source "$s"
 	edge host.package host "$s"
 fi

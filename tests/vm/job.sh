@@ -38,9 +38,9 @@ kind=${id%%.*} arg=
 [ "$kind" = "$id" ] || arg=${id#*.}
 # Priorities. Our kernels' builds above all (nice -5, as root): on an
 # empty cache they and then their VMs are the longest chain (in the first
-# cold run the two builds got half a core beside the VMs, and
-# debug-newest's ended at 3509 s of 4148); cached, they take nothing. At
-# 0: a VM, the debug rows' modules (the longest VMs wait for them), the
+# cold run the two builds got half a core beside the VMs, and the newer
+# one's ended at 3509 s of 4148); cached, they take nothing. At
+# 0: a VM, our rows' modules (the longest VMs wait for them), the
 # test programs (every VM waits for them: at nice 5 beside the first
 # minute's jobs, 6 CPU s took 65 s), the .debs (the install steps and the
 # booted systems wait for them), the systems' disks (niced, one took 300 s
@@ -51,9 +51,10 @@ kind=${id%%.*} arg=
 # (host checks, the amd64 install steps) at 10.
 case $id in
 kernel.*) renice -n -5 -p $$ >/dev/null 2>&1 ;;
-vm.* | install-boot.* | system.* | system-disk.* | run | modules.debug* | userspace.* | selftests.* | resolve | fetch.* | chroot.* | headers.* | debs) ;;
+vm.* | install-boot.* | system.* | system-disk.* | run | userspace.* | selftests.* | resolve | fetch.* | chroot.* | headers.* | debs) ;;
 arm64-root.* | install-steps.*-arm64) ;;
-modules.* | uapi | tools.*) renice -n 5 -p $$ >/dev/null ;;
+modules.*) [ "${kmade[$arg]:-}" = ours ] || renice -n 5 -p $$ >/dev/null ;;
+uapi | tools.*) renice -n 5 -p $$ >/dev/null ;;
 *) renice -n 10 -p $$ >/dev/null ;;
 esac
 # The job's own line, in build/check/graph.tsv (the critical path of

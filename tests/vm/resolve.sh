@@ -1,8 +1,9 @@
 #!/bin/bash
-# Resolve the rows of tests/vm/kernels.list to packages: for each row, the
-# newest linux-image of its series and flavour in its suites (the -unsigned
-# image where the archive has one) whose headers package has the same
-# version, and whose files the mirror serves. Prints one lock line per row:
+# Resolve the Debian rows of tests/vm/kernels.list to packages: for each
+# row, the newest linux-image of its series and flavour in its suites (the
+# -unsigned image where the archive has one) whose headers package has the
+# same version, and whose files the mirror serves. Prints one lock line per
+# row:
 #   name release suite image headers version level
 # and "# NOTE ..." lines for what it passed over. A row that resolves to
 # nothing is a "# MISSING name why" line and a non-zero exit status, but
@@ -12,19 +13,20 @@
 # With UE_KERNELS_LOCK=FILE, the rows are taken from that file (an earlier
 # run's build/check/kernels.lock) instead: the same packages again.
 #
-# Usage: resolve.sh [name...]   (default: every row)
+# Usage: resolve.sh [name...]   (default: every Debian row)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 log() { printf 'resolve: %s\n' "$*" >&2; }
 . "$here/apt-lib.sh"
+. "$here/matrix-lib.sh"
 
 wanted() { [ $# -eq 1 ] || case " ${*:2} " in *" $1 "*) ;; *) return 1 ;; esac; }
 
 if [ -n "${UE_KERNELS_LOCK:-}" ]; then
 	rc=0
-	for n in ${UE_KERNELS_ROWS:-$(awk '!/^#/ && NF >= 6 { print $1 }' "$here/kernels.list")}; do
+	for n in ${UE_KERNELS_ROWS:-$(ue_matrix made=debian -- name)}; do
 		wanted "$n" "$@" || continue
 		awk -v n="$n" '$1 == n && NF == 7' "$UE_KERNELS_LOCK" | grep . ||
 			{ echo "# MISSING $n not in $UE_KERNELS_LOCK"; rc=1; }
@@ -98,17 +100,18 @@ resolve_row() { # name release suites series flavour level [flags]
 # the states at once (each with its own lists): their apt-cache calls and
 # the mirror's answers are most of the time (75 s for the whole matrix one
 # row after another). Each row's lines are printed in kernels.list's order.
+matrix=$(ue_matrix made=debian -- name release suites series flavour level flags) || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 declare -A group
 rows=()
 while read -r n r suites series fl level flags; do
-	case $n in ''|'#'*) continue ;; esac
+	[ -n "$n" ] || continue
 	wanted "$n" "$@" || continue
 	ar=$(ue_apt_release "$r" "$fl")
-	group[$ar]+="$n $r $suites $series $fl $level ${flags:--}"$'\n'
+	group[$ar]+="$n $r $suites $series $fl $level $flags"$'\n'
 	rows+=("$n")
-done <"$here/kernels.list"
+done <<<"$matrix"
 for ar in "${!group[@]}"; do
 	(
 		ok=1

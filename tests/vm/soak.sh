@@ -1,8 +1,8 @@
 #!/bin/bash
 # make soak DURATION=2h [KERNEL=6.12]: the concurrent stress suite
 # (tests/userspace/55-stress.sh) for DURATION on one kernel of the matrix
-# (a row of kernels.list, or debug, debug-newest), then the kmemleak scan on
-# the debug kernels. It is make check restricted to that VM
+# (a row of tests/vm/kernels.list, ours included), then the kmemleak scan
+# on the debug kernels. It is make check restricted to that VM
 # (tests/vm/check.sh with UE_KERNELS, UE_SUITES, UE_STRESS_SECS and no
 # host checks or install test); results and logs go to build/soak/, and it
 # ends with the table and "N passed, N failed".
@@ -13,6 +13,7 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/vm/matrix-lib.sh"
 dur=${DURATION:-1h}
 kernel=${KERNEL:-6.12}
 case $dur in
@@ -25,9 +26,8 @@ if ! [[ "$secs" =~ ^[0-9]+$ ]] || [ "$secs" -lt 10 ]; then
 	echo "soak: DURATION=$dur: want seconds (at least 10), or a number with s, m or h" >&2
 	exit 2
 fi
-if ! awk -v k="$kernel" '!/^#/ && NF >= 6 && $1 == k { f = 1 } END { exit !f }' \
-	"$root/tests/vm/kernels.list" && [ "$kernel" != debug ] && [ "$kernel" != debug-newest ]; then
-	echo "soak: KERNEL=$kernel is not a row of tests/vm/kernels.list, debug or debug-newest" >&2
+if ! ue_matrix_one name="$kernel" -- name >/dev/null 2>&1; then
+	echo "soak: KERNEL=$kernel is not a row of tests/vm/kernels.list: $(ue_matrix -- name | tr '\n' ' ')" >&2
 	exit 2
 fi
 echo "== soak: the stress suite for $secs s on $kernel (results in build/soak/)"

@@ -91,7 +91,7 @@ build_kernel() {
 		echo fail >"$build/$k.ready"
 		return
 	fi
-	if [ "$k" != "${k#debug}" ]; then
+	if [ "${kmade[$k]:-}" = ours ]; then
 		# The KUnit module needs the tree's layout (it includes src/).
 		ko=$build/$k/kunit
 		rm -rf "$ko"; mkdir -p "$ko/tests"
@@ -108,12 +108,13 @@ build_kernel() {
 	echo ok >"$build/$k.ready"
 }
 
-# kernel.KERNEL: one of ours, built (once; cached) from linux-source; its
-# directory in build/check/KERNEL.kroot, its lock line in KERNEL.lockline.
+# kernel.KERNEL: one of ours, built (once; cached) from linux-source, of
+# its row's flavour (kernels.list); its directory in
+# build/check/KERNEL.kroot, its lock line in KERNEL.lockline.
 job_kernel() {
 	local k=$1 d spkg sver
 	say "building the $k test kernel (cached after the first time)"
-	if d=$(ue_job "kernel $k" "$root/tests/kernel/build.sh" "$k"); then
+	if d=$(ue_job "kernel $k" "$root/tests/kernel/build.sh" "${kflavour[$k]}"); then
 		record "$k fetch pass kernel"
 		read -r spkg sver <"$d/source"
 		echo "$k ours tests/kernel $spkg $(cat "$d/release") $sver full" >"$build/$k.lockline"

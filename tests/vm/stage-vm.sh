@@ -10,7 +10,7 @@
 vm_limit() {
 	if [ "$1" = 6.12-deb13 ]; then
 		echo "${UE_VM_TIMEOUT:-1500}"
-	elif [ "$1" = "${1#debug}" ] && [ "${karch[$1]:-amd64}" = amd64 ]; then
+	elif [ "${kmade[$1]:-}" != ours ] && [ "${karch[$1]:-amd64}" = amd64 ]; then
 		echo "${UE_VM_TIMEOUT:-900}"
 	else
 		echo "${UE_VM_TIMEOUT:-1500}"
