@@ -12,7 +12,8 @@
 #                  a subset is announced, never silent
 #   UE_KERNELS_LOCK  a lock file of an earlier run (build/check/kernels.lock):
 #                  the same packages again instead of the newest
-#   UE_VM_TIMEOUT  seconds a VM may run (default 900; 1500 for the debug kernels)
+#   UE_VM_TIMEOUT  seconds every VM may run (default: its row's limit in
+#                  tests/vm/kernels.list)
 #   UE_VM_JOBS     VMs that run at once (default 2: tests/vm/graph.sh)
 #   UE_BUILD_JOBS  builds that run at once beside them (default 2)
 #   UE_VM_BOOT_TIMEOUT  seconds a guest may take to reach user space before

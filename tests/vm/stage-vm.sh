@@ -2,20 +2,9 @@
 # (boot-lib.sh: its initramfs, QEMU, the console read back into results),
 # and user-events-run's checks (tests/run/check.sh), each holding a VM slot.
 
-# A VM's limit: the debug kernels run suite faults besides the others, and
-# KASAN and lockdep slow everything (about 12 minutes there, 2 to 4 on a
-# Debian kernel). 6.12-deb13 runs suite ids too (up to its own 600 s): beside
-# a debug kernel's build and the module builds its VM passed 900 s.
-# The arm64 rows run under TCG emulating another architecture: the same limit.
-vm_limit() {
-	if [ "$1" = 6.12-deb13 ]; then
-		echo "${UE_VM_TIMEOUT:-1500}"
-	elif [ "${kmade[$1]:-}" != ours ] && [ "${karch[$1]:-amd64}" = amd64 ]; then
-		echo "${UE_VM_TIMEOUT:-900}"
-	else
-		echo "${UE_VM_TIMEOUT:-1500}"
-	fi
-}
+# A VM's limit: its row's (kernels.list, column limit, which says why each
+# is what it is), or UE_VM_TIMEOUT for every VM.
+vm_limit() { echo "${UE_VM_TIMEOUT:-${klimit[$1]:-900}}"; }
 
 # vm.ROW: its VM, once its modules, the test programs and tools of its
 # architecture are ready (graph.sh); a row whose module did not build
