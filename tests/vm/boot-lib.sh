@@ -1,7 +1,7 @@
 # The boot stage of make check (sourced by check.sh, bash): the initramfs of
 # a kernel's row and its run in QEMU, read back into result lines. Uses
 # check.sh's globals: root, vmdir, build, ubin, sbin, troot, kroot, klevel,
-# vm_timeout, notes, record.
+# kflags, vm_timeout, notes, record.
 
 # The suites of a "short" row (kernels.list: a flavour sibling of a source
 # another row runs in full): the UAPI, loading, refusal and unloading, the
@@ -29,9 +29,9 @@ make_initramfs() { # kernel
 	else
 		cp "$root"/tests/userspace/*.sh "$ir/tests/"
 	fi
-	# (the timed and counted suites run their long budgets on our debug
-	# kernels only: lib.sh's ue_budget)
-	if [[ " ${debug_kernels:-} " == *" $k "* ]]; then
+	# The timed and counted suites' budgets: long where the row's flags say
+	# long-budgets (kernels.list; lib.sh's ue_budget).
+	if [[ ,${kflags[$k]:-}, == *,long-budgets,* ]]; then
 		echo long >"$ir/tests/budget"
 	else
 		echo short >"$ir/tests/budget"
