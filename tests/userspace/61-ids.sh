@@ -1,19 +1,20 @@
 # Registrations until the kernel's trace type ids (16 bits, shared by every
 # kind of event) run out give ENODEV and make nothing; closing frees the ids
 # again (ids_test.c). About 65000 registrations: some 80 s on a Debian kernel
-# under TCG, so it runs on one row, Debian 13's generic 6.12; on the debug
-# kernels (KASAN, lockdep) they would take 15 minutes (75 a second,
-# measured).
+# under TCG, so it runs on the rows whose column extra in tests/vm/kernels.list
+# names it (one, Debian 13's generic 6.12), which /tests/extra lists
+# (boot-lib.sh); on the debug kernels (KASAN, lockdep) they would take 15
+# minutes (75 a second, measured).
 # Its limit: beside another VM and the builds the registrations alone can
 # take more than the default 300 s; 600 s keeps the row within its VM's
-# 900 s.
+# limit (kernels.list).
 # suite-timeout: 600
 SUITE=ids
 . /tests/lib.sh
-case $(uname -r) in
-6.12.*+deb13-amd64) ;;
+case " $(cat /tests/extra 2>/dev/null) " in
+*" ids "*) ;;
 *)
-	echo "UE-INFO ids: not run on $(uname -r): on the 6.12-deb13 row only"
+	echo "UE-INFO ids: not run on $(uname -r): on the rows whose column extra names it only (tests/vm/kernels.list)"
 	exit 0 ;;
 esac
 ue_ok insmod insmod /modules/user_events.ko

@@ -1,7 +1,7 @@
 # The boot stage of make check (sourced by check.sh, bash): the initramfs of
 # a kernel's row and its run in QEMU, read back into result lines. Uses
 # check.sh's globals: root, vmdir, build, ubin, sbin, troot, kroot, klevel,
-# kflags, vm_timeout, notes, record.
+# kextra, kflags, vm_timeout, notes, record.
 
 # The suites of a "short" row (kernels.list: a flavour sibling of a source
 # another row runs in full): the UAPI, loading, refusal and unloading, the
@@ -10,7 +10,10 @@
 ue_short_suites="00-uapi 10-module 35-race 45-fuzz 50-selftests 55-stress"
 
 make_initramfs() { # kernel
-	local k=$1 ir=$build/$k/initramfs t ko a=${karch[$1]:-amd64}
+	local k=$1 ir=$build/$k/initramfs t ko a=${karch[$1]:-amd64} extra=${kextra[$1]:--}
+	# (its extra suites, kernels.list: comma-separated, or -)
+	[ "$extra" != - ] || extra=
+	extra=${extra//,/ }
 	local ubin=$ubin sbin=$sbin troot=$troot
 	# Another architecture's row (arm64): the programs built for it
 	# (check.sh: userspace-ARCH, selftests-ARCH, tools-root-ARCH).
@@ -26,11 +29,15 @@ make_initramfs() { # kernel
 	elif [ "${klevel[$k]:-full}" = short ]; then
 		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
 		for t in $ue_short_suites; do cp "$root/tests/userspace/$t.sh" "$ir/tests/"; done
+		for t in $extra; do cp "$root"/tests/userspace/[0-9][0-9]-"$t".sh "$ir/tests/"; done
 	else
 		cp "$root"/tests/userspace/*.sh "$ir/tests/"
 	fi
-	# The timed and counted suites' budgets: long where the row's flags say
-	# long-budgets (kernels.list; lib.sh's ue_budget).
+	# The row's extra suites (kernels.list, column extra), which run where
+	# /tests/extra names them and skip elsewhere; and the timed and counted
+	# suites' budgets, long where the row's flags say long-budgets (lib.sh's
+	# ue_budget).
+	echo "$extra" >"$ir/tests/extra"
 	if [[ ,${kflags[$k]:-}, == *,long-budgets,* ]]; then
 		echo long >"$ir/tests/budget"
 	else

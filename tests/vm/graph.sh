@@ -12,7 +12,7 @@
 #   vm      a VM slot: UE_VM_JOBS (default 2). A Debian kernel's VM keeps
 #           about half a core busy, but with three beside the builds on two
 #           cores the VMs took twice as long and time-bound checks failed
-#           (a debug kernel's fork sweep, 6.12-deb13's ids past the VM's
+#           (a debug kernel's fork sweep, suite ids past its row's VM's
 #           900 s): the machine is CPU-bound, more slots only slow each VM
 #   build   a core for a module build that VMs wait for: UE_BUILD_JOBS
 #           (default 2)
@@ -80,13 +80,14 @@ rows_of() {
 fetches_of() { local k; for k in "$@"; do echo "fetch.$k"; done; }
 modules_of() { local k; for k in "$@"; do echo "modules.$k"; done; }
 
-# The VM rows, longest first: ours, the full rows with suite ids
-# (6.12-deb13), the other full amd64 rows, the arm64 rows, the short rows.
+# The VM rows, longest first: ours, the full rows with extra suites
+# (kernels.list: column extra, suite ids), the other full amd64 rows, the
+# other full rows (arm64), the short rows.
 order=
 for k in $debug_kernels; do order="$order $k"; done
-for k in $stock; do [ "${klevel[$k]}" = full ] && [ "$k" = 6.12-deb13 ] && order="$order $k"; done
-for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${karch[$k]}" = amd64 ] && [ "$k" != 6.12-deb13 ] && order="$order $k"; done
-for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${karch[$k]}" != amd64 ] && order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${kextra[$k]}" != - ] && order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${kextra[$k]}" = - ] && [ "${karch[$k]}" = amd64 ] && order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${kextra[$k]}" = - ] && [ "${karch[$k]}" != amd64 ] && order="$order $k"; done
 for k in $stock; do [ "${klevel[$k]}" != full ] && order="$order $k"; done
 arches=$(for k in $order; do echo "${karch[$k]}"; done | sort -u | tr '\n' ' ')
 
