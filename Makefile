@@ -19,10 +19,11 @@
 #   make check-report DIRS="<dir>..."          one table and verdict from the results
 #                                              directories of several shards of make check
 #                                              (UE_KERNELS, UE_BUILD_DIR; into build/check-report/)
-#   make soak [DURATION=2h] [KERNEL=6.12]      the stress suite for hours on one kernel
-#                                              (results in build/soak/)
-#   make demo [ARCH=arm64]                     boot Debian 12's 6.1 (Debian 13's arm64
-#                                              6.12) in QEMU and show it work
+#   make soak [DURATION=2h] [KERNEL=<row>]     the stress suite for hours on one kernel
+#                                              (default: tests/vm/kernels.list's soak row;
+#                                              results in build/soak/)
+#   make demo [ARCH=arm64]                     boot a Debian kernel (tests/vm/kernels.list's
+#                                              demo row of ARCH) in QEMU and show it work
 #   make bench                                 ours vs the in-kernel user_events, in VMs
 #                                              (results in build/bench/)
 #   make bench-docs                            the last make bench's results into docs/

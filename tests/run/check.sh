@@ -176,9 +176,13 @@ own_failure fail_timeout timeout 124 "timed out after 3s"
 # An unknown --kernel.
 runit unknown --kernel no-such-row -- true
 own_failure fail_unknown_kernel unknown 120 "unknown --kernel no-such-row"
-# An arm64 row of the matrix: its guest could not run this machine's programs.
-runit arm64 --kernel 6.12-arm64 -- true
-own_failure fail_arm64_kernel arm64 120 "--kernel 6.12-arm64: an arm64 kernel"
+# An arm64 row of the matrix (the first, where it has one): its guest could
+# not run this machine's programs.
+a64=$(ue_matrix made=debian arch=arm64 -- name | head -1)
+if [ -n "$a64" ]; then
+	runit arm64 --kernel "$a64" -- true
+	own_failure fail_arm64_kernel arm64 120 "--kernel $a64: an arm64 kernel"
+fi
 # This machine's Debian mirrors (UE_MIRROR where make check runs with one),
 # read now from its apt configuration, for the cases that give them.
 cache=${UE_CACHE:-$HOME/.cache/user-events-dkms}

@@ -145,10 +145,11 @@ sample=
 for k in $stock; do [ "${krel[$k]}" = bookworm ] && [ "${karch[$k]}" = amd64 ] && { sample=$k; break; }; done
 for k in $stock; do [ -n "$sample" ] || { [ "${karch[$k]}" = amd64 ] && sample=$k; }; done
 [ -n "$sample" ] || read -r sample _ <<<"$debug_kernels"
-# user-events-run's checks (tests/run/check.sh) boot the default kernel,
-# Debian 13's, where this run has it; else the first amd64 Debian row.
+# user-events-run's checks (tests/run/check.sh) boot its default kernel
+# (kernels.list: flag run) where this run has it; else the first amd64
+# Debian row.
 run_kernel=
-for k in 6.12-deb13 $stock; do
+for k in $(ue_matrix flags~run -- name) $stock; do
 	[[ " $stock " == *" $k "* ]] && [ "${karch[$k]}" = amd64 ] && { run_kernel=$k; break; }
 done
 {

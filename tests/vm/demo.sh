@@ -1,9 +1,11 @@
 #!/bin/bash
-# make demo: boot Debian 12's 6.1 kernel in QEMU with user_events.ko and
-# samples/example.c, and show the event at work (tests/vm/demo-init).
-# make demo ARCH=arm64 (UE_DEMO_ARCH=arm64): the same on Debian 13's arm64
-# kernel (row 6.12-arm64), under qemu-system-aarch64, the module
-# cross-built in a chroot of Debian 13 as make check builds it.
+# make demo: boot a Debian kernel in QEMU with user_events.ko and
+# samples/example.c, and show the event at work (tests/vm/demo-init): the
+# row of tests/vm/kernels.list flagged demo for the architecture
+# (UE_DEMO_KERNEL: another row of it). make demo ARCH=arm64
+# (UE_DEMO_ARCH=arm64): an arm64 kernel, under qemu-system-aarch64, the
+# module cross-built in a chroot of its Debian release as make check
+# builds it.
 # Uses the rig of make check (vm-lib.sh, fetch-kernels.sh, the same cache).
 set -euo pipefail
 
@@ -14,10 +16,14 @@ vmdir=$root/tests/vm
 export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 arch=${UE_DEMO_ARCH:-amd64}
 case $arch in
-amd64|x86_64|x86|'') arch=amd64 k=${UE_DEMO_KERNEL:-6.1} entry=demo ;;
-arm64|aarch64) arch=arm64 k=${UE_DEMO_KERNEL:-6.12-arm64} entry=demo_arm64 ;;
+amd64|x86_64|x86|'') arch=amd64 entry=demo ;;
+arm64|aarch64) arch=arm64 entry=demo_arm64 ;;
 *) echo "make demo: ARCH=$arch is not one of amd64, arm64" >&2; exit 2 ;;
 esac
+k=${UE_DEMO_KERNEL:-$(ue_matrix_one flags~demo arch=$arch -- name)}
+# (a Debian row: fetch-kernels.sh fetches it, and its release builds the module)
+ue_matrix_one name="$k" made=debian -- name >/dev/null 2>&1 ||
+	{ echo "make demo: $k is no Debian row of tests/vm/kernels.list" >&2; exit 2; }
 out=$root/build/demo
 say() { printf '== %s\n' "$*"; }
 log() { say "$*"; }

@@ -1,11 +1,11 @@
 #!/bin/bash
-# make soak DURATION=2h [KERNEL=6.12]: the concurrent stress suite
+# make soak DURATION=2h [KERNEL=ROW]: the concurrent stress suite
 # (tests/userspace/55-stress.sh) for DURATION on one kernel of the matrix
-# (a row of tests/vm/kernels.list, ours included), then the kmemleak scan
-# on the debug kernels. It is make check restricted to that VM
-# (tests/vm/check.sh with UE_KERNELS, UE_SUITES, UE_STRESS_SECS and no
-# host checks or install test); results and logs go to build/soak/, and it
-# ends with the table and "N passed, N failed".
+# (a row of tests/vm/kernels.list; default the row flagged soak there),
+# then the kmemleak scan on the debug kernels. It is make check restricted
+# to that VM (tests/vm/check.sh with UE_KERNELS, UE_SUITES, UE_STRESS_SECS
+# and no host checks or install test); results and logs go to build/soak/,
+# and it ends with the table and "N passed, N failed".
 #
 # DURATION: seconds, or a number with s, m or h (default 1h). The VM's own
 # limits grow with it: the guest's cut-off of a suite is DURATION + 10 min,
@@ -15,7 +15,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/vm/matrix-lib.sh"
 dur=${DURATION:-1h}
-kernel=${KERNEL:-6.12}
+kernel=${KERNEL:-$(ue_matrix_one flags~soak -- name)} || exit 2
 case $dur in
 *h) secs=$(( ${dur%h} * 3600 )) ;;
 *m) secs=$(( ${dur%m} * 60 )) ;;

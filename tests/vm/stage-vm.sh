@@ -50,8 +50,9 @@ job_vm() {
 	fi
 }
 
-# run: scripts/user-events-run (tests/run/check.sh) on one kernel, the
-# default (Debian 13's) where this run has it (check.sh: run_kernel).
+# run: scripts/user-events-run (tests/run/check.sh) on one kernel, its
+# default (kernels.list: flag run) where this run has it (check.sh:
+# run_kernel).
 job_run() {
 	local t0
 	if [ -z "$run_kernel" ]; then
