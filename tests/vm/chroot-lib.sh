@@ -149,10 +149,10 @@ ue_chroot_apt() {
 # and once more after an apt-get update when that fails. The versions come
 # from the rows' own apt lists (resolve.sh, fetch-kernels.sh: apt-lib.sh's
 # private states, each updated when 6 hours old), which may be newer than
-# the chroot's: a warm run on 2026-11-28 resolved 6.1-arm64 at 6.1.192-3
-# from bookworm's arm64 lists updated at its start, while the chroot's had
-# been updated 7 minutes before (by a run of two other rows), when the
-# mirror still served 6.1.192-2, and apt-get install
+# the chroot's: a warm run on 2026-11-28 resolved bookworm's arm64 6.1 at
+# 6.1.192-3 from bookworm's arm64 lists updated at its start, while the
+# chroot's had been updated 7 minutes before (by a run of two other rows),
+# when the mirror still served 6.1.192-2, and apt-get install
 # linux-kbuild-6.1=6.1.192-3 there failed ("Version '6.1.192-3' for
 # 'linux-kbuild-6.1' was not found").
 ue_chroot_install() {

@@ -17,9 +17,10 @@ install_rows() {
 # arm64_install_row RELEASE: the arm64 row of RELEASE whose .deb the install
 # test installs with DKMS in an arm64 root (the first whose module built);
 # under qemu-user that takes minutes, and a kernel's headers stay in the
-# root (tests/vm/arm64-root.sh), so one kernel a release. Not one without
-# KALLSYMS_ALL (6.1-arm64): DKMS would need the System.map of its 800 MB
-# -dbg package there. The rows left out are said in notes.
+# root (tests/vm/arm64-root.sh), so one kernel a release, the first in
+# kernels.list's order. Not one without KALLSYMS_ALL (bookworm's 6.1, whose
+# fetch took its System.map: kroot/dbg): DKMS would need the System.map of
+# its 800 MB -dbg package there. The rows left out are said in notes.
 arm64_install_row() {
 	local k one=
 	for k in $(install_rows "$1" arm64); do
