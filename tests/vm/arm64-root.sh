@@ -219,7 +219,8 @@ ue_arm64_dkms() {
 	work=$(cd "$work" && pwd)
 	cp "$deb" "$work/" || return 1
 	# The release's newest 6.12 kernel, its plain arm64 flavour (not
-	# -rt-arm64 or -16k-arm64: no "-" inside the ABI, 6.12.118+deb13).
+	# -cloud-arm64, -rt-arm64 or -16k-arm64: no "-" inside the ABI,
+	# 6.12.118+deb13). make check names its row's headers instead.
 	[ -n "$abi" ] || abi=$(ue_chroot_run "$n" apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+[a-z0-9.~]+-arm64$' |
 		awk '{ print $1 }' | sort -V | tail -1)
 	[ -n "$abi" ] || { log "no linux-headers-6.12.*-arm64 in $r"; return 1; }
