@@ -64,7 +64,8 @@ ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" 
 # reads user-events-dev's .pc file, tests/host/package.sh; python3 with
 # python3-junitparser, a JUnit library of CI tools, reads back the JUnit XML
 # of the results, tests/host/junit.sh: writing it takes only bash and awk,
-# tests/vm/junit.sh.)
+# tests/vm/junit.sh; tests/host/readme.sh runs the README's cc lines with
+# pkg-config as written.)
 ue_pkgs_fresh=(debootstrap)
 # make soak is make check restricted to one VM (tests/vm/soak.sh).
 ue_pkgs_soak=("${ue_pkgs_check[@]}")
@@ -88,7 +89,7 @@ ue_progs_check=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" "${ue_progs_kernel[@
 		curl xargs renice aarch64-linux-gnu-gcc aarch64-linux-gnu-objcopy
 		qemu-system-aarch64 qemu-aarch64-static mountpoint flock pkg-config
 		aarch64-linux-gnu-readelf sha256sum ninja mmdebstrap dpkg-divert
-		mkfs.ext4 mkfs.fat mmd mcopy sfdisk truncate dd expect python3)
+		mkfs.ext4 mkfs.fat mmd mcopy sfdisk truncate dd expect python3 cc)
 ue_progs_fresh=(debootstrap chroot mount umount findmnt mountpoint git apt-cache)
 ue_progs_soak=("${ue_progs_check[@]}" awk)
 ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg-deb

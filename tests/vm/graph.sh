@@ -172,6 +172,7 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	edge host.check-report -
 	edge host.junit -
 	edge host.matrix -
+	edge host.readme -
 	if [ -n "$sample" ] && [ "${kmade[$sample]}" = ours ]; then s=kernel.$sample; else s=fetch.$sample; fi
 	edge host.run host linux-source "$s"
 	edge host.package host "$s"
