@@ -21,14 +21,14 @@
 #           slots for a minute while the debug row's modules, ready a moment
 #           later, waited (the first VM at 138 s of a warm run)
 #   host    the heavier host checks, one at a time, and
-#   install the .debs and the install test's steps, three at a time:
+#   install the .debs and the install test's steps, four at a time:
 #           pools of their own, so that they never hold a module build
 #           back (in one pool with the modules, host.deps and host.run,
 #           ready before any module, took both slots and the modules were
 #           built one at a time); they wait on dpkg more than they
-#           compute, and trixie's steps, which
-#           user-events-run's checks wait for, need a slot beside
-#           bullseye's and bookworm's
+#           compute, and each amd64 release has a slot: with one fewer,
+#           the release that came last waited for another's steps and
+#           ended the run
 #   system  the booted systems' boots, two at a time (one vCPU a guest
 #           but for the one that runs DKMS: tests/system/run.sh), beside
 #           the two VM slots and after the debug rows' VMs (a third guest
@@ -104,7 +104,7 @@ pool progs
 pool host
   depth = 1
 pool install
-  depth = 3
+  depth = 4
 pool kernel
   depth = 1
 pool fetch
@@ -184,21 +184,12 @@ if [ "$vms_only" != 1 ]; then
 	# (its rows are those whose module built); the .deb with DKMS in an arm64
 	# root for a release's arm64 rows (arm64-root.sh, begun early under
 	# qemu-user); the boots of what DKMS built, last.
-	# (a release no booted system stands on, sid, after the release of
-	# user-events-run's checks, trixie, whose steps those checks wait for:
-	# sid's modules are ready first, and took a slot trixie's steps then
-	# waited for)
 	systems=$("$vmdir/../system/run.sh" list)
-	sys_releases=" $(echo "$systems" | awk '{ print $2 }' | tr '\n' ' ') "
-	first=
-	[ -z "$run_kernel" ] || first=${krel[$run_kernel]}
 	edge debs install
 	for r in $releases; do
 		rows=$(rows_of "$r" amd64)
-		after=
-		[[ -n $first && $r != "$first" && $sys_releases != *" $r "* ]] && after=install-steps.$first
 		# shellcheck disable=SC2086
-		[ -z "$rows" ] || edge "install-steps.$r" install debs userspace.amd64 $(modules_of $rows) $after
+		[ -z "$rows" ] || edge "install-steps.$r" install debs userspace.amd64 $(modules_of $rows)
 		rows=$(rows_of "$r" arm64)
 		[ -n "$rows" ] || continue
 		# shellcheck disable=SC2046,SC2086

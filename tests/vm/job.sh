@@ -47,14 +47,16 @@ kind=${id%%.*} arg=
 # for 25 CPU s), what every Debian row waits for first
 # (resolve: its apt-cache calls took 7 min niced beside two VMs, against
 # 75 s alone), and the emu pool's arm64 root and DKMS step (qemu-user: on
-# an empty cache, 25 min or more). The Debian rows' modules at 5; the rest
-# (host checks, the amd64 install steps) at 10.
+# an empty cache, 25 min or more). At 5: the Debian rows' modules, and the
+# amd64 install steps (user-events-run's checks and the install test's
+# boots wait for them: at 10 beside the VMs they got a tenth of a core
+# and ended the run). The rest (host checks) at 10.
 case $id in
 kernel.*) renice -n -5 -p $$ >/dev/null 2>&1 ;;
 vm.* | install-boot.* | system.* | system-disk.* | run | userspace.* | selftests.* | resolve | fetch.* | chroot.* | headers.* | debs) ;;
 arm64-root.* | install-steps.*-arm64) ;;
 modules.*) [ "${kmade[$arg]:-}" = ours ] || renice -n 5 -p $$ >/dev/null ;;
-uapi | tools.*) renice -n 5 -p $$ >/dev/null ;;
+uapi | tools.* | install-steps.*) renice -n 5 -p $$ >/dev/null ;;
 *) renice -n 10 -p $$ >/dev/null ;;
 esac
 # The job's own line, in build/check/graph.tsv (the critical path of
