@@ -33,14 +33,14 @@ need CONFIG_EVENT_TRACING "trace events"
 need CONFIG_DYNAMIC_EVENTS "dynamic_events"
 need CONFIG_KPROBES "used to find unexported kernel symbols"
 # Without CONFIG_KALLSYMS_ALL, kallsyms has no data symbols: the module then
-# takes their addresses from the kernel's System.map (src/compat/sysmap.h),
+# takes their addresses from the kernel's System.map (src/private/sysmap.h),
 # which must be found (scripts/sysmap.sh says what is missing).
 if ! grep -q '^CONFIG_KALLSYMS_ALL=y' "$conf"; then
 	sh "$(dirname "$0")/sysmap.sh" find "$kdir" "$map" >/dev/null || exit 1
 fi
 need CONFIG_PERF_EVENTS "perf events"
 need CONFIG_MODULE_UNLOAD "module unloading"
-# The unexported functions the module calls (src/compat/static_call.h):
+# The unexported functions the module calls (src/private/static_call.h):
 # through direct branches where the kernel has static calls (x86), else
 # through plain indirect calls (arm64), which a kernel that checks indirect
 # branch targets would fault on. kCFI's option is CONFIG_CFI_CLANG up to

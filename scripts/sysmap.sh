@@ -3,7 +3,7 @@
 # The kernel's System.map, for kernels without CONFIG_KALLSYMS_ALL, whose
 # kallsyms has no data symbols: the module takes the link-time addresses of
 # the kernel data it uses from there, and relocates them at load time by the
-# offset it measures from text symbols (src/compat/sysmap.h).
+# offset it measures from text symbols (src/private/sysmap.h).
 #
 #   sysmap.sh find KDIR [MAP]      the usable System.map's path, or one
 #                                  sentence (stderr) and exit status 1
@@ -11,7 +11,7 @@
 #                                  ue_sysmap_data and ue_sysmap_text of
 #                                  { name, address, next } (next: the address
 #                                  of the next symbol above, so that next -
-#                                  address is its size; src/compat/sysmap.c),
+#                                  address is its size; src/private/sysmap.c),
 #                                  UE_SYSMAP_PATH and UE_SYSMAP_RELEASE
 #
 # MAP (the make variable UE_SYSTEM_MAP) names the file; without it, the
@@ -21,8 +21,8 @@
 # KDIR's headers were made for.
 set -u
 
-# Kernel data the module uses (compat/ksyms.h), and the text symbols whose
-# addresses at run time measure the offset (those it calls, compat/ksyms.c).
+# Kernel data the module uses (private/ksyms.h), and the text symbols whose
+# addresses at run time measure the offset (those it calls, private/ksyms.c).
 data="tracefs_mount event_mutex dyn_event_list dyn_event_ops_list dyn_event_ops_mutex file_cachep linux_banner"
 text="tracefs_create_file tracefs_remove trace_add_event_call trace_remove_event_call"
 

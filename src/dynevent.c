@@ -38,7 +38,7 @@
 #include <linux/string.h>
 
 #include "compat/dynevent.h"
-#include "compat/ksyms.h"
+#include "private/ksyms.h"
 #include "dynevent.h"
 #include "event.h"
 #include "ue.h"

@@ -67,8 +67,8 @@
 #include <linux/userfaultfd_k.h>
 
 #include "compat/gup.h"
-#include "compat/ksyms.h"
 #include "compat/mm_gone.h"
+#include "private/ksyms.h"
 #include "enabler.h"
 #include "event.h"
 #include "race.h"

@@ -23,12 +23,12 @@
 #include <linux/string.h>
 
 #include "compat/event_call.h"
-#include "compat/event_dir.h"
 #include "compat/field_len.h"
-#include "compat/removed_event.h"
 #include "compat/tp_funcs.h"
-#include "compat/ksyms.h"
 #include "compat/workqueue.h"
+#include "private/event_dir.h"
+#include "private/ksyms.h"
+#include "private/removed_event.h"
 #include "enabler.h"
 #include "event.h"
 #include "race.h"
@@ -127,7 +127,7 @@ static bool ue_dir_name_possible(const char *name)
  * have no directory, or whose directory is another event's (a kprobe of
  * the same group and name), is no such failure: the event is kept without
  * one, as upstream keeps it. Which directories are looked up, and how
- * far, compat/event_dir.h says.
+ * far, private/event_dir.h says.
  */
 static bool ue_call_complete(struct ue_event *ev)
 {
@@ -173,7 +173,7 @@ static int ue_define_fields(struct ue_event *ev)
 
 /*
  * Remove the call from the core, after what the core no longer guards
- * itself on 5.10 and 6.1 (compat/removed_event.h: a format file read, or an
+ * itself on 5.10 and 6.1 (private/removed_event.h: a format file read, or an
  * enable file opened, as its event goes reached freed memory there). The
  * caller made sure the core cannot refuse the removal.
  */
@@ -194,7 +194,7 @@ static int ue_call_remove(struct ue_event *ev)
  * a task with no fatal signal pending got them all. Except that before
  * eventfs the dentries and inodes are charged to the caller's memory
  * cgroup, which refuses a charge over its limit with no signal at all
- * (compat/event_dir.h): there the directories are always looked at, a
+ * (private/event_dir.h): there the directories are always looked at, a
  * few dcache lookups in each instance. Fault injection (FAILSLAB,
  * FAIL_PAGE_ALLOC: our debug kernels, no Debian kernel) fails them
  * anywhere. Elsewhere the lookup is skipped: on eventfs kernels it makes

@@ -16,9 +16,9 @@
 #include <linux/security.h>
 #include <linux/uidgid.h>
 
-#include "compat/ksyms.h"
 #include "compat/namei.h"
 #include "compat/setattr.h"
+#include "private/ksyms.h"
 #include "files.h"
 
 static struct dentry *ue_data_dentry;

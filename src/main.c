@@ -9,8 +9,8 @@
 #include <linux/module.h>
 #include <linux/utsname.h>
 
-#include "compat/ksyms.h"
-#include "compat/verify.h"
+#include "private/ksyms.h"
+#include "private/verify.h"
 #include "debugfs.h"
 #include "dynevent.h"
 #include "enabler.h"

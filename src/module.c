@@ -10,7 +10,7 @@
  * includes and its own concern; a static name is unique across the files.
  *
  * This is the list of the module's sources (Kbuild builds this file, and
- * src/compat/sysmap.c and src/race.c where they apply). main.c comes first:
+ * src/private/sysmap.c and src/race.c where they apply). main.c comes first:
  * it defines pr_fmt before any header, as each file that prints does.
  */
 #include "main.c"
@@ -29,7 +29,7 @@
 #include "parse.c"
 #include "sysctl.c"
 #include "debugfs.c"
-#include "compat/event_dir.c"
-#include "compat/removed_event.c"
-#include "compat/ksyms.c"
-#include "compat/verify.c"
+#include "private/event_dir.c"
+#include "private/removed_event.c"
+#include "private/ksyms.c"
+#include "private/verify.c"

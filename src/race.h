@@ -31,7 +31,7 @@ enum ue_race_site {
 	/* Loading, the files visible: the sysctl fails here, after a wait. */
 	UE_RACE_SYSCTL,			/* init-fail */
 	/* Removing a call, before anything: event_mutex held. */
-	UE_RACE_CALL_REMOVE,		/* compat/removed_event.h */
+	UE_RACE_CALL_REMOVE,		/* private/removed_event.h */
 	/* The fork probe, between loading an enabler's event and its reference. */
 	UE_RACE_FORK_SNAPSHOT_EV,	/* fault-unreg-fork-ev; atomic */
 	/* A word faulted in and pinned, the mutexes dropped, before a try. */

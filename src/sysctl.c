@@ -12,8 +12,8 @@
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 
-#include "compat/ksyms.h"
 #include "compat/sysctl.h"
+#include "private/ksyms.h"
 #include "event.h"
 #include "race.h"
 #include "sysctl.h"

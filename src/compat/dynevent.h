@@ -5,7 +5,7 @@
  * here with the kernel's names and layouts (checked against the BTF of the
  * three Debian kernels: dyn_event is 24 bytes, list + ops, and
  * dyn_event_operations 56 bytes, list then five callbacks, on all three; the
- * same on Debian's 7.2.13 and 7.3.4). Verified at load (verify.c).
+ * same on Debian's 7.2.13 and 7.3.4). Verified at load (private/verify.c).
  *
  * 5.10:   create(argc, argv): the core splits each line at white space
  *         (argv_split) before calling it.

@@ -10,7 +10,7 @@ ue_probe = $(if $(shell grep -sqE '$(2)' $(srctree)/include/$(1) && echo y),-D$(
 ccflags-y += $(call ue_probe,linux/workqueue.h,^[[:space:]]*WQ_PERCPU[[:space:]]*=,UE_HAVE_WQ_PERCPU)
 ccflags-y += $(call ue_probe,linux/workqueue.h,\*system_dfl_wq;,UE_HAVE_SYSTEM_DFL_WQ)
 
-# compat/removed_event.h: event directories are plain tracefs dentries (before
+# compat/event_file.h: event directories are plain tracefs dentries (before
 # eventfs, 6.6), whose format files the core no longer guards (5.10.202+,
 # 6.1.64+); and their event files are refcounted (the same backport).
 ccflags-y += $(call ue_probe,linux/trace_events.h,^[[:space:]]*struct dentry[[:space:]]+\*dir;,UE_HAVE_EVENT_FILE_DENTRY)

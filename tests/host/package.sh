@@ -82,7 +82,7 @@ if [ -f "$deb" ]; then
 	list=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
 	missing=
 	for f in dkms.conf Makefile Kbuild VERSION scripts/check-kernel.sh \
-		 include/uapi/linux/user_events.h $(cd "$root" && ls src/*.[ch] src/compat/*.[ch]); do
+		 include/uapi/linux/user_events.h $(cd "$root" && ls src/*.[ch] src/compat/*.[ch] src/private/*.[ch]); do
 		grep -qx "./usr/src/user-events-$version/$f" <<<"$list" || missing+=" $f"
 	done
 	grep -qx ./usr/lib/modules-load.d/user-events.conf <<<"$list" || missing+=" modules-load.d"

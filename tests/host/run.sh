@@ -15,7 +15,7 @@ result() { echo "host $1 $2 $3${4:+ $4}"; }
 
 # --- style: checkpatch --strict on every kernel-side source -------------------
 cd "$root"
-for f in src/*.[ch] src/compat/*.[ch] include/uapi/linux/*.h tests/kunit/*.[ch]; do
+for f in src/*.[ch] src/compat/*.[ch] src/private/*.[ch] include/uapi/linux/*.h tests/kunit/*.[ch]; do
 	[ -f "$f" ] || continue
 	case $f in src/compat/*) ;; *)
 		if grep -q 'LINUX_VERSION_CODE\|UE_LINUX_AT_LEAST' "$f"; then
@@ -69,7 +69,7 @@ for opt in TRACING EVENT_TRACING DYNAMIC_EVENTS KPROBES KALLSYMS_ALL PERF_EVENTS
 		"this kernel lacks CONFIG_$opt"
 done
 # Without static calls (arm64), the unexported functions are called
-# indirectly (src/compat/static_call.h): fine, unless the kernel checks the
+# indirectly (src/private/static_call.h): fine, unless the kernel checks the
 # targets of indirect branches. kCFI under both of its names: CFI_CLANG up to
 # 6.17, CFI from 6.18 on.
 for opt in ARM64_BTI_KERNEL CFI_CLANG CFI X86_KERNEL_IBT; do

@@ -83,7 +83,7 @@ ue_eq missing_symbol_dmesg_line "$(ue_count_dmesg '^(\[[ 0-9.]*\] )?user_events_
 ue_eq missing_symbol_one_line "$(ue_count_dmesg 'user_events_skew:')" 2
 ue_nok missing_symbol_not_loaded test -e /sys/module/user_events_skew
 # Where the addresses of kernel data come from the kernel's System.map (no
-# CONFIG_KALLSYMS_ALL, compat/sysmap.h), a map that is not this kernel's,
+# CONFIG_KALLSYMS_ALL, private/sysmap.h), a map that is not this kernel's,
 # played by the same build: one whose functions are not all the same
 # distance from where the kernel has them, or all of whose addresses are
 # 64 KiB off (linux_banner is not there). Refused with one line each,
@@ -97,7 +97,7 @@ if modinfo -F parmtype $SKEW | grep -q '^test_offset_skew:'; then
 	ue_eq sysmap_offset_one_line "$(ue_count_dmesg 'user_events_skew:')" 4
 	ue_nok sysmap_not_loaded test -e /sys/module/user_events_skew
 fi
-# Where removed events' files are pinned (5.10 and 6.1, compat/removed_event.h),
+# Where removed events' files are pinned (5.10 and 6.1, private/removed_event.h),
 # the core's file_cachep, which they are freed into, not what we take it for,
 # played by the same build: a pointer to no slab object (read without an
 # oops), or a cache of objects too small. Refused with one line each, ENOEXEC.

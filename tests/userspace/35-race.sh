@@ -60,7 +60,7 @@ race ftrace_enable 3 20000 ftrace-enable 20
 race bits_shared 0 0 bits-shared "$(ue_budget 500 100)"
 echo 1 >/sys/kernel/tracing/options/record-cmd
 # Site 7: deleting an event, event_mutex held, while its enable file is
-# opened (compat/removed_event.h; the freed file would be read under
+# opened (private/removed_event.h; the freed file would be read under
 # slub_debug poisoning, a splat).
 race open_delete 7 20000 open-delete 20
 

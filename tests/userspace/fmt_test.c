@@ -125,7 +125,7 @@ static void check_format(const char *tag, const char *name, const char *fields)
  * ENODEV, in the top instance and in another (the core removes the event's
  * files). On 5.10 and 6.1 the core no longer guards the format file itself,
  * and there such a read would read freed memory, a GPF in f_start(), unless
- * the module clears the file's call first (src/compat/removed_event.h).
+ * the module clears the file's call first (src/private/removed_event.h).
  */
 static void format_after_delete(void)
 {

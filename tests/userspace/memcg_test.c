@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Registrations charged to a memory cgroup at its limit
- * (src/compat/event_dir.h). Before eventfs (5.10, 6.1) the core makes an
+ * (src/private/event_dir.h). Before eventfs (5.10, 6.1) the core makes an
  * event's directory, its files' dentries and inodes, while the call is added,
  * charged to the caller's memory cgroup; a charge refused there, with no
  * fatal signal pending, left trace_add_event_call() succeeding for a

@@ -39,7 +39,7 @@
  *                               a thread registers
  *   race_test open-delete N     an event's enable file is opened while the
  *                               event is deleted: ENODEV, never the freed
- *                               (or reused) file (compat/removed_event.h)
+ *                               (or reused) file (private/removed_event.h)
  *   race_test bits-shared N     the module's bit flips (N enables) are
  *                               atomic with the program's own flips of
  *                               other bits of the same word
@@ -759,7 +759,7 @@ static void bits_shared(int n)
  * waits holding event_mutex, before the call is removed). The open, its
  * path walk done, reads the file's trace_event_file and then waits for
  * event_mutex; the deletion frees that file meanwhile, where the module
- * does not pin it (5.10 and 6.1, compat/removed_event.h). The open must
+ * does not pin it (5.10 and 6.1, private/removed_event.h). The open must
  * fail with ENODEV (or ENOENT, a walk after the deletion), or succeed if
  * it came first; never open freed memory. The rig boots with
  * slub_debug=FP,trace_event_file, so that such a read (poisoned) or write

@@ -75,7 +75,7 @@ make_initramfs() { # kernel
 boot_and_run() { # kernel
 	local k=$1 log=$build/$k/console.log rc t0=$SECONDS
 	# slub_debug on the core's event files: a read of a freed one (of a
-	# removed event, compat/removed_event.h) reads poison, and a write
+	# removed event, private/removed_event.h) reads poison, and a write
 	# to one is found when it is allocated again, both reported.
 	# Expedited RCU grace periods: under TCG a normal one takes 30 to 70
 	# ms, and the core waits for one, holding event_mutex, on every perf

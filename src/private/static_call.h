@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * How the module calls the unexported kernel functions it resolves
- * (compat/ksyms.c): through module-local static calls, on every
+ * (private/ksyms.c): through module-local static calls, on every
  * architecture, whose safety differs with what the architecture has.
  *
  * With CONFIG_HAVE_STATIC_CALL (x86, every amd64 kernel from 5.10 to 7.3),
@@ -35,15 +35,15 @@
  * IBT kernel without them (which cannot be built today), is refused here
  * at build time, and by scripts/check-kernel.sh before, with one sentence.
  */
-#ifndef UE_COMPAT_STATIC_CALL_H
-#define UE_COMPAT_STATIC_CALL_H
+#ifndef UE_PRIVATE_STATIC_CALL_H
+#define UE_PRIVATE_STATIC_CALL_H
 
 #include <linux/static_call.h>
 
 #if !defined(CONFIG_HAVE_STATIC_CALL) && \
 	(defined(CONFIG_ARM64_BTI_KERNEL) || defined(CONFIG_CFI_CLANG) || \
 	 defined(CONFIG_CFI) || defined(CONFIG_X86_KERNEL_IBT))
-#error "user-events-dkms: BTI, CFI or IBT and no static calls: see compat/static_call.h"
+#error "user-events-dkms: BTI, CFI or IBT and no static calls: see private/static_call.h"
 #endif
 
-#endif /* UE_COMPAT_STATIC_CALL_H */
+#endif /* UE_PRIVATE_STATIC_CALL_H */

@@ -14,8 +14,8 @@
 #include <linux/mount.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include "../compat/namei.h"
 #include "ksyms.h"
-#include "namei.h"
 
 /*
  * The files of a user event's directory, in the order the core makes them

@@ -18,8 +18,8 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "event_dir.h"
+#include "../compat/namei.h"
 #include "ksyms.h"
-#include "namei.h"
 
 #ifdef UE_PIN_EVENT_FILES
 /*

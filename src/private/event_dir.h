@@ -4,7 +4,7 @@
  * can leave them half made with no error.
  *
  * Before eventfs (6.6; 5.10 and 6.1 here, UE_HAVE_EVENT_FILE_DENTRY of
- *   compat/probes.mk): trace_add_event_call() makes events/<system>/<name>/
+ *   compat/event_file.h): trace_add_event_call() makes events/<system>/<name>/
  *   and its files in every instance at once, as tracefs dentries and inodes
  *   from SLAB_ACCOUNT caches: charged to the memory cgroup of the task that
  *   adds the call. A cgroup at its limit refuses such a charge with no fatal
@@ -29,15 +29,16 @@
  *   ue_core_alloc_may_fail()), and the top instance's directory is what is
  *   looked up, which makes it.
  */
-#ifndef UE_COMPAT_EVENT_DIR_H
-#define UE_COMPAT_EVENT_DIR_H
+#ifndef UE_PRIVATE_EVENT_DIR_H
+#define UE_PRIVATE_EVENT_DIR_H
 
 #include <linux/dcache.h>
 #include <linux/mount.h>
 #include <linux/trace_events.h>
 #include <linux/types.h>
+#include "../compat/event_file.h"
+#include "../compat/namei.h"
 #include "ksyms.h"
-#include "namei.h"
 
 #ifdef UE_HAVE_EVENT_FILE_DENTRY
 static inline bool ue_event_dirs_charged(void)
@@ -88,4 +89,4 @@ static inline bool ue_event_dirs_whole(struct trace_event_call *call,
 }
 #endif
 
-#endif /* UE_COMPAT_EVENT_DIR_H */
+#endif /* UE_PRIVATE_EVENT_DIR_H */

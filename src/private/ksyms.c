@@ -31,7 +31,7 @@ struct list_head *ue_ksym_dyn_event_ops_list;
 /* The core's dyn_event_ops_mutex, held around every ->create. */
 struct mutex *ue_ksym_dyn_event_ops_mutex;
 #ifdef UE_PIN_EVENT_FILES
-/* The core's slab of event files (compat/removed_event.h). */
+/* The core's slab of event files (private/removed_event.h). */
 struct kmem_cache **ue_ksym_file_cachep;
 #endif
 

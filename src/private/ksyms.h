@@ -4,21 +4,21 @@
  * at load by ue_ksyms_resolve(), which names everything it cannot find.
  *
  * Data symbols are used through their address only (taken from the
- * kernel's System.map where kallsyms lacks them, compat/sysmap.h). Functions are never
- * called through a pointer of ours: Debian 6.12 has CONFIG_X86_KERNEL_IBT
- * and seals the ENDBR of unexported functions, so an indirect call to one
- * is a #CP oops. Each function is reached through a module-local static
- * call instead, which static_call_update() turns into a direct branch to
- * it; on arm64, which has no static calls, an indirect call, and why that
- * is safe there: compat/static_call.h.
+ * kernel's System.map where kallsyms lacks them, private/sysmap.h).
+ * Functions are never called through a pointer of ours: Debian 6.12 has
+ * CONFIG_X86_KERNEL_IBT and seals the ENDBR of unexported functions, so an
+ * indirect call to one is a #CP oops. Each function is reached through a
+ * module-local static call instead, which static_call_update() turns into a
+ * direct branch to it; on arm64, which has no static calls, an indirect
+ * call, and why that is safe there: private/static_call.h.
  */
-#ifndef UE_COMPAT_KSYMS_H
-#define UE_COMPAT_KSYMS_H
+#ifndef UE_PRIVATE_KSYMS_H
+#define UE_PRIVATE_KSYMS_H
 
 #include <linux/mutex.h>
 #include <linux/trace_events.h>
 #include <linux/tracefs.h>
-#include "removed_event.h"
+#include "../compat/event_file.h"
 #include "static_call.h"
 
 struct vfsmount;
@@ -41,7 +41,7 @@ extern struct mutex *ue_ksym_dyn_event_ops_mutex;
 #ifdef UE_PIN_EVENT_FILES
 /*
  * kernel/trace/trace_events.c: the slab of struct trace_event_file, where a
- * removed event's file pinned by compat/removed_event.c goes at last.
+ * removed event's file pinned by private/removed_event.c goes at last.
  */
 extern struct kmem_cache **ue_ksym_file_cachep;
 #endif
@@ -60,4 +60,4 @@ int ue_ksyms_resolve(void);
 /* The start of kernel symbol @name, from kallsyms; 0 if it has none. */
 unsigned long ue_ksym_addr(const char *name);
 
-#endif /* UE_COMPAT_KSYMS_H */
+#endif /* UE_PRIVATE_KSYMS_H */

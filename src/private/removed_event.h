@@ -42,21 +42,18 @@
  * and looks files up under its own lock, checking whether they are freed:
  * nothing to do there.
  *
- * Probed, not versioned (src/compat/probes.mk): UE_HAVE_EVENT_FILE_DENTRY,
- * the pre-eventfs struct trace_event_file has "struct dentry *dir";
- * UE_HAVE_EVENT_FILE_REF, it has the backport's "atomic_t ref". The
- * references are dropped into the core's file_cachep (a data symbol,
- * compat/ksyms.h), whose objects are checked at load to be large enough
- * for a struct trace_event_file (compat/verify.c).
+ * Which kernels have the directory's dentry and the backport's reference
+ * count (UE_HAVE_EVENT_FILE_DENTRY, UE_HAVE_EVENT_FILE_REF; with both,
+ * UE_PIN_EVENT_FILES): compat/event_file.h. The references are dropped
+ * into the core's file_cachep (a data symbol, private/ksyms.h), whose
+ * objects are checked at load to be large enough for a struct
+ * trace_event_file (private/verify.c).
  */
-#ifndef UE_COMPAT_REMOVED_EVENT_H
-#define UE_COMPAT_REMOVED_EVENT_H
+#ifndef UE_PRIVATE_REMOVED_EVENT_H
+#define UE_PRIVATE_REMOVED_EVENT_H
 
 #include <linux/trace_events.h>
-
-#if defined(UE_HAVE_EVENT_FILE_DENTRY) && defined(UE_HAVE_EVENT_FILE_REF)
-#define UE_PIN_EVENT_FILES
-#endif
+#include "../compat/event_file.h"
 
 #ifdef UE_HAVE_EVENT_FILE_DENTRY
 /*
@@ -85,4 +82,4 @@ static inline void ue_removed_event_exit(void)
 }
 #endif
 
-#endif /* UE_COMPAT_REMOVED_EVENT_H */
+#endif /* UE_PRIVATE_REMOVED_EVENT_H */

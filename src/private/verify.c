@@ -9,10 +9,10 @@
  * (copy_from_kernel_nofault()), before anything is locked or written:
  * - the resolved data symbols are objects of at least their type's size
  *   (kallsyms gives the distance to the next symbol; without
- *   CONFIG_KALLSYMS_ALL, the System.map does, compat/sysmap.h), the heads of the two
+ *   CONFIG_KALLSYMS_ALL, the System.map does, private/sysmap.h), the heads of the two
  *   lists are consistent (and the lists, walked under their locks, closed),
  *   and the tracefs mount, once there is one, is a tracefs superblock's;
- * - where removed events' files are pinned (compat/removed_event.h), the
+ * - where removed events' files are pinned (private/removed_event.h), the
  *   core's file_cachep is a slab of objects large enough for them;
  * - struct dyn_event_operations (compat/dynevent.h): in every registered
  *   type of dynamic event, each of the five slots holds the start of a
@@ -41,7 +41,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "dynevent.h"
+#include "../compat/dynevent.h"
 #include "ksyms.h"
 #include "sysmap.h"
 #include "verify.h"
@@ -245,7 +245,7 @@ static char ue_not_slab[64];
 
 /*
  * The core's slab of struct trace_event_file, into which a pinned file is
- * freed (compat/removed_event.h): a pointer to a cache of objects that
+ * freed (private/removed_event.h): a pointer to a cache of objects that
  * hold one (a merged cache may hold larger ones). A struct kmem_cache is
  * itself a slab object, in the kernel's direct map: anything else is
  * refused before kmem_cache_size() reads it, and so is a cache that cannot
