@@ -21,10 +21,11 @@
  *   unexported function may lack it: a BLR to it is a BTI exception.
  * - kCFI checks a type hash in front of the target before every indirect
  *   call; nothing promises one matching ours there. Its option was
- *   CONFIG_CFI_CLANG up to 6.17 and is CONFIG_CFI from 6.18 on (Debian's 6.12
- *   configs say ARCH_SUPPORTS_CFI_CLANG, its 7.3 ones ARCH_SUPPORTS_CFI):
- *   both are tested, as a kernel has only the name of its time. (MTD's
- *   CONFIG_MTD_CFI is another option.)
+ *   CONFIG_CFI_CLANG up to 6.17 and is CONFIG_CFI from 6.18 on (Debian's
+ *   6.12 configs say ARCH_SUPPORTS_CFI_CLANG, its 7.3 ones
+ *   ARCH_SUPPORTS_CFI): both are tested, as a kernel has only the name of
+ *   its time. (MTD's CONFIG_MTD_CFI is another option.)
+ * - Pointer authentication of the kernel (CONFIG_ARM64_PTR_AUTH_KERNEL,
  *   on in Debian's arm64 kernels) signs and checks return addresses
  *   inside each function, with the stack pointer as modifier: the callee
  *   signs the LR our BLR set and checks it before returning to us, as for
