@@ -10,6 +10,11 @@
  * address of a function is moved past its ENDBR, so sprint_symbol() names
  * the address back, which both confirms the name and gives the offset to the
  * symbol's start.
+ *
+ * Where kallsyms has no data symbols (no CONFIG_KALLSYMS_ALL), they come
+ * from the System.map the module was built with (sysmap.h), relocated by
+ * the kernel's offset, which is measured here from the map's functions:
+ * this file resolves, sysmap.c only supplies the map and checks it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -77,6 +82,30 @@ static int ue_ksym_missing(const char *name)
  */
 #ifdef UE_SYSMAP
 #define ue_ksym_data_addr ue_sysmap_addr
+
+/*
+ * The kernel's offset from where it was linked (KASLR): the run-time
+ * address of each function the map has minus its address there. They must
+ * agree, and sysmap.h then checks the map against this kernel's banner:
+ * nothing of the map is used before.
+ */
+static int ue_ksyms_relocate_map(void)
+{
+	unsigned long addr, at, off = 0;
+	const char *name;
+	unsigned int i;
+
+	for (i = 0; ue_sysmap_func(i, &name, &addr); i++) {
+		at = ue_ksym_addr(name);
+		if (!at)
+			return ue_ksym_missing(name);
+		if (!i)
+			off = at - addr;
+		else if (at - addr != off)
+			return ue_sysmap_refuse("its functions are not where the kernel's are");
+	}
+	return ue_sysmap_relocate(off);
+}
 #else
 #define ue_ksym_data_addr ue_ksym_addr
 #endif
@@ -121,9 +150,8 @@ int ue_ksyms_resolve(void)
 	int ret = ue_ksym_test_missing();
 
 #ifdef UE_SYSMAP
-	/* Nothing of the map is used unless it is this kernel's. */
 	if (!ret)
-		ret = ue_sysmap_relocate();
+		ret = ue_ksyms_relocate_map();
 	if (ret)
 		return ret;
 #endif

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel data from the kernel's System.map, on kernels without
- * CONFIG_KALLSYMS_ALL: see sysmap.h. Built only there (Kbuild).
+ * CONFIG_KALLSYMS_ALL: see sysmap.h. Built only there (Kbuild), as an
+ * object of its own beside src/module.c: it alone includes the header
+ * generated from the map. It calls nothing of the module's; private/ksyms.c
+ * calls it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,7 +15,6 @@
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 
-#include "ksyms.h"
 #include "sysmap.h"
 
 struct ue_sysmap_sym {
@@ -53,7 +55,7 @@ static const struct ue_sysmap_sym *ue_sysmap_find(const char *name)
 	return NULL;
 }
 
-static int ue_sysmap_refuse(const char *why)
+int ue_sysmap_refuse(const char *why)
 {
 	pr_err("cannot load: %s, which it was built with, is not this kernel's System.map (%s): rebuild the module for this kernel\n",
 	       UE_SYSMAP_PATH, why);
@@ -87,33 +89,25 @@ static bool ue_sysmap_banner_is_ours(unsigned long at, size_t size)
 	       buf[len - 1] == '\n';
 }
 
-int ue_sysmap_relocate(void)
+bool ue_sysmap_func(unsigned int i, const char **name, unsigned long *addr)
+{
+	if (i >= ARRAY_SIZE(ue_sysmap_text))
+		return false;
+	*name = ue_sysmap_text[i].name;
+	*addr = ue_sysmap_text[i].addr - (i ? 0 : test_anchor_skew);
+	return true;
+}
+
+int ue_sysmap_relocate(unsigned long offset)
 {
 	const struct ue_sysmap_sym *banner = ue_sysmap_find("linux_banner");
-	unsigned long off = 0, at;
-	size_t i;
 
-	/* The offset, from each function: they must agree. */
-	for (i = 0; i < ARRAY_SIZE(ue_sysmap_text); i++) {
-		at = ue_ksym_addr(ue_sysmap_text[i].name);
-		if (!at) {
-			pr_err("cannot load: kernel symbol %s not found\n",
-			       ue_sysmap_text[i].name);
-			return -ENOENT;
-		}
-		at -= ue_sysmap_text[i].addr;
-		if (!i)
-			off = at + test_anchor_skew;
-		else if (at != off)
-			return ue_sysmap_refuse("its functions are not where the kernel's are");
-	}
-	off += test_offset_skew;
-
+	offset += test_offset_skew;
 	if (!banner ||
-	    !ue_sysmap_banner_is_ours(banner->addr + off,
+	    !ue_sysmap_banner_is_ours(banner->addr + offset,
 				      banner->next - banner->addr))
 		return ue_sysmap_refuse("linux_banner differs");
-	ue_sysmap_offset = off;
+	ue_sysmap_offset = offset;
 	return 0;
 }
 
