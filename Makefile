@@ -73,9 +73,10 @@ kernel-check:
 clean:
 	rm -rf build
 	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
-		-o -name '.*.cmd' -o -name '*.a' -o -name '.*.d' -o -name ue_sysmap.h \) \
+		-o -name '.*.cmd' -o -name '*.a' -o -name '.*.d' \
+		-o -name ue_sysmap.h -o -name ue_probes.h \) \
 		-not -path './.git/*' -delete
-	rm -f Module.symvers modules.order
+	rm -rf Module.symvers modules.order src/compat/.ue_probes.tmp
 
 # updates/, as DKMS uses, so that depmod prefers it to any in-tree copy.
 INSTALL_MOD_DIR ?= updates
@@ -143,6 +144,7 @@ copy-sources:
 	tar -c --exclude=scripts/user-events-run --exclude='*.o' --exclude='*.ko' \
 		--exclude='*.ko.*' --exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' \
 		--exclude='.*.d' --exclude=modules.order --exclude=Module.symvers \
+		--exclude=ue_sysmap.h --exclude=ue_probes.h --exclude=.ue_probes.tmp \
 		$(MODULE_SOURCES) | tar -x -C $(DEST)
 
 copy-package-tree:

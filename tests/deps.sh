@@ -74,7 +74,7 @@ ue_pkgs_soak=("${ue_pkgs_check[@]}")
 ue_pkgs_run=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" debootstrap curl)
 
 ue_progs_vm=(qemu-system-x86_64 busybox cpio gzip xz zstd rsync timeout find tar)
-ue_progs_module=(make gcc gcc-12 ld as objcopy nm pahole sed awk)
+ue_progs_module=(make gcc gcc-12 ld as objcopy nm pahole sed awk cmp)
 ue_progs_kernel=(make gcc ld flex bison bc pahole perl cpio sha256sum)
 ue_progs_deb=(dpkg-buildpackage dh dh_dkms dpkg-deb)
 
@@ -97,8 +97,10 @@ ue_progs_run=("${ue_progs_vm[@]}" "${ue_progs_module[@]}" apt-get apt-cache dpkg
 	      renice mktemp readlink flock)
 # make: the module build, with nothing but the kernel's headers package
 # (pahole comes with it where the kernel's BTF step wants it: 6.12's
-# linux-kbuild depends on it, 6.1's does not).
-ue_progs_make=(make gcc-12 ld sed)
+# linux-kbuild depends on it, 6.1's does not; cmp, of diffutils, which
+# every Debian system has, writes the kernel API probes' header only where
+# it changed, scripts/probes.sh).
+ue_progs_make=(make gcc-12 ld sed cmp)
 
 # ue_deps_list KIND ENTRY: the names declared for ENTRY (KIND pkgs or progs).
 ue_deps_list() {

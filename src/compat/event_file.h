@@ -17,10 +17,13 @@
  * and the module pins them (private/removed_event.h): UE_PIN_EVENT_FILES.
  *
  * Probed, not versioned: the count came to 5.10 and 6.1 with a stable
- * update, which the version number does not tell.
+ * update (compat/probes.h: probe/event_file_dentry.c,
+ * probe/event_file_ref.c).
  */
 #ifndef UE_COMPAT_EVENT_FILE_H
 #define UE_COMPAT_EVENT_FILE_H
+
+#include "probes.h"
 
 #if defined(UE_HAVE_EVENT_FILE_DENTRY) && defined(UE_HAVE_EVENT_FILE_REF)
 #define UE_PIN_EVENT_FILES

@@ -16,7 +16,7 @@
  *   deletion and status read, which also finds one whose last user was
  *   another task (a reader of /proc/PID/mem).
  *
- * Probed in the header by src/compat/probes.mk (UE_HAVE_EXIT_MMAP_TP): the
+ * Probed (compat/probes.h: probe/exit_mmap_tp.c, UE_HAVE_EXIT_MMAP_TP): the
  * preprocessor cannot see a tracepoint.
  */
 #ifndef UE_COMPAT_MM_GONE_H
@@ -27,6 +27,7 @@
 
 #include "../enabler.h"
 #include "../kernel_tp.h"
+#include "probes.h"
 
 #ifdef UE_HAVE_EXIT_MMAP_TP
 #include <trace/events/mmap.h>

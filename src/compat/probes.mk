@@ -1,23 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0
-# Kernel APIs that stable kernels backport, found in the headers of the
-# kernel we build against rather than by version number. Each defines
-# UE_HAVE_<what> for the compat header named beside it. Included by Kbuild.
+# Kernel APIs that stable kernels backport, found by compiling a probe for
+# each against the headers of the kernel we build for, as a file of the
+# module would be, rather than by version number: src/compat/probe/NAME.c
+# compiles only where the kernel has what it looks for. scripts/probes.sh
+# compiles them all at once and writes src/compat/ue_probes.h, which
+# defines UE_HAVE_<NAME> for each that compiled; the compat headers read it
+# through compat/probes.h. Included by Kbuild.
+#
+# The probes get the kernel's compiler and its flags for a module (those of
+# scripts/Makefile.lib's c_flags that do not name the file compiled), with
+# -fsyntax-only: parsing the headers is all a probe needs, and all it
+# costs. Without -Werror (CONFIG_WERROR): a probe fails on an error, which
+# a missing API always is, never on a warning from the headers. if_changed
+# runs them once per build directory, and again only where that command
+# (another kernel, compiler or flags) or a probe changed. Every object that
+# includes the compat headers waits for the header.
 
-# ue_probe HEADER, EXTENDED-REGEX, NAME: -DNAME if HEADER matches.
-ue_probe = $(if $(shell grep -sqE '$(2)' $(srctree)/include/$(1) && echo y),-D$(3))
+ue-probes := $(sort $(wildcard $(src)/src/compat/probe/*.c))
+ue-probe-cc = $(CC) $(NOSTDINC_FLAGS) $(LINUXINCLUDE) \
+	-include $(srctree)/include/linux/compiler_types.h \
+	$(filter-out -Werror,$(KBUILD_CPPFLAGS) $(KBUILD_CFLAGS) \
+		$(KBUILD_CFLAGS_MODULE) $(CFLAGS_MODULE)) \
+	-DKBUILD_BASENAME='"ue_probe"' -DKBUILD_MODNAME='"ue_probe"' \
+	-D__KBUILD_MODNAME=kmod_ue_probe -fsyntax-only
 
-# compat/workqueue.h: WQ_PERCPU and system_dfl_wq (6.17, and 6.12.y).
-ccflags-y += $(call ue_probe,linux/workqueue.h,^[[:space:]]*WQ_PERCPU[[:space:]]*=,UE_HAVE_WQ_PERCPU)
-ccflags-y += $(call ue_probe,linux/workqueue.h,\*system_dfl_wq;,UE_HAVE_SYSTEM_DFL_WQ)
+quiet_cmd_ue_probes = PROBE   $@
+      cmd_ue_probes = $(CONFIG_SHELL) $(src)/scripts/probes.sh $@ \
+		      $(ue-probes) -- $(ue-probe-cc)
 
-# compat/event_file.h: event directories are plain tracefs dentries (before
-# eventfs, 6.6), whose format files the core no longer guards (5.10.202+,
-# 6.1.64+); and their event files are refcounted (the same backport).
-ccflags-y += $(call ue_probe,linux/trace_events.h,^[[:space:]]*struct dentry[[:space:]]+\*dir;,UE_HAVE_EVENT_FILE_DENTRY)
-ccflags-y += $(call ue_probe,linux/trace_events.h,^[[:space:]]*atomic_t[[:space:]]+ref;[[:space:]]*/\* ref count for opened files,UE_HAVE_EVENT_FILE_REF)
-
-# compat/mm_gone.h: the exit_mmap tracepoint (6.1, with the maple tree).
-ccflags-y += $(call ue_probe,trace/events/mmap.h,^TRACE_EVENT.exit_mmap[^a-z_],UE_HAVE_EXIT_MMAP_TP)
-
-# compat/tp_funcs.h: tracepoints call their probes under SRCU-fast (7.x).
-ccflags-y += $(call ue_probe,linux/tracepoint.h,guard.srcu_fast_notrace..&tracepoint_srcu,UE_HAVE_TP_SRCU_FAST)
+$(obj)/src/compat/ue_probes.h: $(src)/scripts/probes.sh $(ue-probes) FORCE
+	$(call if_changed,ue_probes)
+targets += src/compat/ue_probes.h
+clean-files += src/compat/ue_probes.h src/compat/.ue_probes.tmp
+$(obj)/src/module.o $(obj)/src/race.o: $(obj)/src/compat/ue_probes.h

@@ -13,9 +13,9 @@
  *   The reader is an SRCU-fast one, with preemption disabled as well: the
  *   write path's record buffer is per-CPU.
  *
- * Probed in the header by src/compat/probes.mk (UE_HAVE_TP_SRCU_FAST): 6.12
- * declares tracepoint_srcu too, for its _rcuidle tracepoints, so the
- * variable alone does not tell.
+ * Probed (compat/probes.h: probe/tp_srcu_fast.c, UE_HAVE_TP_SRCU_FAST), by
+ * what a tracepoint's call expands to: 6.12 declares tracepoint_srcu too,
+ * for its _rcuidle tracepoints, so the variable alone does not tell.
  */
 #ifndef UE_COMPAT_TP_FUNCS_H
 #define UE_COMPAT_TP_FUNCS_H
@@ -23,6 +23,7 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/tracepoint.h>
+#include "probes.h"
 
 #ifdef UE_HAVE_TP_SRCU_FAST
 #include <linux/srcu.h>

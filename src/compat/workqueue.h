@@ -11,15 +11,16 @@
  *   (a WARNING with a backtrace, at load), and work queued on
  *   system_unbound_wq logs that the queue is deprecated.
  *
- * Because of the backports, both are probed in <linux/workqueue.h> by
- * src/compat/probes.mk (UE_HAVE_WQ_PERCPU, UE_HAVE_SYSTEM_DFL_WQ): the flag
- * is an enumerator and the queue a variable, which the preprocessor cannot
- * see.
+ * Because of the backports, both are probed (compat/probes.h: probe/
+ * wq_percpu.c, UE_HAVE_WQ_PERCPU; probe/system_dfl_wq.c,
+ * UE_HAVE_SYSTEM_DFL_WQ): the flag is an enumerator and the queue a
+ * variable, which the preprocessor cannot see.
  */
 #ifndef UE_COMPAT_WORKQUEUE_H
 #define UE_COMPAT_WORKQUEUE_H
 
 #include <linux/workqueue.h>
+#include "probes.h"
 
 /* The flag for alloc_workqueue() that keeps a queue per-CPU. */
 #ifdef UE_HAVE_WQ_PERCPU

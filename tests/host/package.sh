@@ -81,8 +81,9 @@ check deb_names_both "make deb's last lines: $(echo "$deb_said" | tr '\n' '|')" 
 if [ -f "$deb" ]; then
 	list=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
 	missing=
-	for f in dkms.conf Makefile Kbuild VERSION scripts/check-kernel.sh \
-		 include/uapi/linux/user_events.h $(cd "$root" && ls src/*.[ch] src/compat/*.[ch] src/private/*.[ch]); do
+	for f in dkms.conf Makefile Kbuild VERSION scripts/check-kernel.sh scripts/probes.sh \
+		 src/compat/probes.mk include/uapi/linux/user_events.h $(cd "$root" && ls src/*.[ch] src/compat/*.[ch] \
+			src/compat/probe/*.c src/private/*.[ch] | grep -v '/ue_\(sysmap\|probes\)\.h$'); do
 		grep -qx "./usr/src/user-events-$version/$f" <<<"$list" || missing+=" $f"
 	done
 	grep -qx ./usr/lib/modules-load.d/user-events.conf <<<"$list" || missing+=" modules-load.d"

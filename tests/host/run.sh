@@ -15,7 +15,7 @@ result() { echo "host $1 $2 $3${4:+ $4}"; }
 
 # --- style: checkpatch --strict on every kernel-side source -------------------
 cd "$root"
-for f in src/*.[ch] src/compat/*.[ch] src/private/*.[ch] include/uapi/linux/*.h tests/kunit/*.[ch]; do
+for f in src/*.[ch] src/compat/*.[ch] src/compat/probe/*.c src/private/*.[ch] include/uapi/linux/*.h tests/kunit/*.[ch]; do
 	[ -f "$f" ] || continue
 	case $f in src/compat/*) ;; *)
 		if grep -q 'LINUX_VERSION_CODE\|UE_LINUX_AT_LEAST' "$f"; then
@@ -103,10 +103,13 @@ refuses no_config "$work/nonexistent" "no kernel configuration under"
 refuses no_headers_names_package /lib/modules/9.9.9-ue-none/build \
 	"apt-get install linux-headers-9.9.9-ue-none"
 
-# make clean needs no kernel tree at all.
-touch "$copy/src/stale.o" "$copy/src/compat/stale.ko"
+# make clean needs no kernel tree at all, and removes the headers the build
+# generates (the kernel API probes', the System.map's).
+touch "$copy/src/stale.o" "$copy/src/compat/stale.ko" "$copy/src/compat/ue_probes.h" \
+	"$copy/src/private/ue_sysmap.h"
 if make -s -C "$copy" KDIR="$work/nonexistent" clean >/dev/null 2>&1 &&
-   [ ! -e "$copy/src/stale.o" ] && [ ! -e "$copy/src/compat/stale.ko" ]; then
+   [ ! -e "$copy/src/stale.o" ] && [ ! -e "$copy/src/compat/stale.ko" ] &&
+   [ ! -e "$copy/src/compat/ue_probes.h" ] && [ ! -e "$copy/src/private/ue_sysmap.h" ]; then
 	result kbuild pass clean_without_kdir
 else
 	result kbuild fail clean_without_kdir
