@@ -21,7 +21,8 @@
 # compile anything make every probe fail; the module's own build then
 # fails too, on the same headers, and before it src/compat/probes.h stops
 # the build on every kernel whose version tells what a probe must find
-# (all but the stable kernels in a backport's window).
+# (all but the stable kernels in a backport's window). A probe of ours
+# that fails for its own reasons is what tests/host/probes.sh looks for.
 set -u
 
 say() { echo "user-events-dkms: $*" >&2; }

@@ -15,7 +15,8 @@
  * API, or for the stable updates that took it), a probe that found nothing
  * stops it too: there the probe is wrong, not the kernel (the kernel
  * renamed what it looks at, say), and a module built on its word would
- * take a path that is unsafe there.
+ * take a path that is unsafe there. tests/host/probes.sh checks the probes
+ * on every kernel's headers the test rig has.
  */
 #ifndef UE_COMPAT_PROBES_H
 #define UE_COMPAT_PROBES_H

@@ -176,6 +176,9 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	if [ -n "$sample" ] && [ "${kmade[$sample]}" = ours ]; then s=kernel.$sample; else s=fetch.$sample; fi
 	edge host.run host linux-source "$s"
 	edge host.package host "$s"
+	# (the probes' header of each row's module build, against its headers)
+	# shellcheck disable=SC2046
+	edge host.probes host $(modules_of $order)
 fi
 
 if [ "$vms_only" != 1 ]; then

@@ -19,9 +19,10 @@ host_check() {
 # host.NAME: tests/host/NAME.sh, with what it takes: deps the lock file
 # (what every entry point installs), run linux-source's tree and the sample
 # kernel's headers (style, kbuild), package those headers and their release
-# (make deb, lintian, dkms).
+# (make deb, lintian, dkms), probes every row whose module was built: its
+# headers and the probes' header of that build.
 job_host() {
-	local name=$1 kd= rel= src
+	local name=$1 kd= rel= src k kr specs=()
 	if [ -n "${kroot[$sample]:-}" ] && [ -f "${kroot[$sample]}/kdir" ]; then
 		kd=$(cat "${kroot[$sample]}/kdir") rel=$(cat "${kroot[$sample]}/release")
 	fi
@@ -32,6 +33,27 @@ job_host() {
 	console)
 		say "host checks: the verdicts of a VM's suites (tests/host/console.sh)"
 		host_check "$root/tests/host/console.sh" ;;
+	probes)
+		# NAME:RELEASE:KDIR:MAKEVAR:HEADER, KDIR as the release's chroot
+		# sees it (ours: this machine's path, no chroot)
+		for k in $debug_kernels $stock; do
+			kr=${kroot[$k]:-}
+			[ -n "$kr" ] && [ -d "$build/$k/mod" ] || continue
+			if [ -z "${krel[$k]:-}" ]; then
+				specs+=("$k::$(cat "$kr/kdir")::$build/$k/mod/src/compat/ue_probes.h")
+			elif [ "${karch[$k]}" = amd64 ]; then
+				specs+=("$k:${krel[$k]}:/usr/src/linux-headers-$(cat "$kr/release")::$build/$k/mod/src/compat/ue_probes.h")
+			else
+				specs+=("$k:${krel[$k]}:$(cat "$kr/kdir"):$(cat "$kr/cross-make" 2>/dev/null):$build/$k/mod/src/compat/ue_probes.h")
+			fi
+		done
+		# (without rows the script would probe every kernel in the cache)
+		if [ ${#specs[@]} = 0 ]; then
+			record "host probes fail kernels no row's module was built"
+			return 0
+		fi
+		say "host checks: the kernel API probes against the greps they replace (tests/host/probes.sh)"
+		host_check "$root/tests/host/probes.sh" "${specs[@]}" ;;
 	run | package)
 		if [ -z "$kd" ]; then
 			record "host $name fail no_kernel no kernel ($sample) to take a configuration from"
