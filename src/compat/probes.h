@@ -10,13 +10,13 @@
  *
  * A probe that did not compile for another reason than the API's absence
  * would select the older code without a word. scripts/probes.sh stops the
- * build where the probes cannot be compiled at all (its control compile),
- * and here, where the version does tell (from the release that brought the
- * API, or for the stable updates that took it), a probe that found nothing
- * stops it too: there the probe is wrong, not the kernel (the kernel
- * renamed what it looks at, say), and a module built on its word would
- * take a path that is unsafe there. tests/host/probes.sh checks the probes
- * on every kernel's headers the test rig has.
+ * build where a probe's compile ended otherwise than with errors (killed,
+ * the compiler crashed); and here, where the version does tell (from the
+ * release that brought the API, or for the stable updates that took it), a
+ * probe that found nothing stops it too: there the probe is wrong, not the
+ * kernel (the kernel renamed what it looks at, say), and a module built on
+ * its word would take a path that is unsafe there. tests/host/probes.sh
+ * checks the probes on every kernel's headers the test rig has.
  */
 #ifndef UE_COMPAT_PROBES_H
 #define UE_COMPAT_PROBES_H
