@@ -176,13 +176,6 @@ setup_script='
 set -eu
 rel=$1 ksuite=$2 archives=$3 pkgs=$4
 export DEBIAN_FRONTEND=noninteractive
-# dpkg syncs every file it unpacks before it renames it into place. The
-# disk is thrown away after its boots, and QEMU drops the guest'"'"'s flushes
-# (qemu_argv): under TCG the syncs only cost time, most in the booted
-# kernel upgrade, which unpacks thousands of files. What the test looks at
-# (the maintainer scripts, DKMS, the next boot after a clean power-off) is
-# the same without them.
-echo force-unsafe-io >/etc/dpkg/dpkg.cfg.d/ue-system-test
 if [ "$rel" = bullseye ]; then
 	# DKMS 2.8 signs nothing by itself: the README'"'"'s steps for it, a key
 	# and its sign_helper.sh as the sign_tool.
