@@ -9,12 +9,17 @@
  *   space, in whichever task dropped the last user: each death is reported
  *   with its mm (ue_mm_gone()).
  * 5.10: no such tracepoint. sched_process_exit fires there after exit_mm(),
- *   in the exiting task, whose active_mm is still the mm it left: dead if
- *   that had no user left. sched_process_exec fires after exec dropped the
- *   old mm, which it does not name: the sweep then looks at every tracked
- *   address space (UE_MM_GONE_WALK), as it does at every registration,
- *   deletion and status read, which also finds one whose last user was
- *   another task (a reader of /proc/PID/mem).
+ *   in the exiting task, whose active_mm is the mm it left, dead if that had
+ *   no user left, unless the task was switched out since: exit_mmap()
+ *   reschedules, and a task without an mm borrows, when switched back in,
+ *   the active_mm of the task it follows (context_switch()), a live one
+ *   when that is a user task. So where the active_mm is not dead and the
+ *   exiting task ends its thread group, whose threads share one mm and all
+ *   left it before, the sweep looks at every tracked address space
+ *   (UE_MM_GONE_WALK). sched_process_exec fires after exec dropped the old
+ *   mm, which it does not name: a walk too. The sweep also walks at every
+ *   registration, deletion and status read, which finds an address space
+ *   whose last user was another task (a reader of /proc/PID/mem).
  *
  * Probed (compat/probes.h: probe/exit_mmap_tp.c, UE_HAVE_EXIT_MMAP_TP): the
  * preprocessor cannot see a tracepoint.
@@ -45,6 +50,7 @@ static inline void ue_exit_mmap_probe(void *data, struct mm_struct *mm)
 
 #else
 #include <linux/binfmts.h>
+#include <linux/sched/signal.h>
 #include <trace/events/sched.h>
 
 #define UE_MM_GONE_WALK		1
@@ -55,6 +61,8 @@ static inline void ue_process_exit_probe(void *data, struct task_struct *p)
 
 	if (mm && !atomic_read(&mm->mm_users))
 		ue_mm_gone(mm);
+	else if (!atomic_read(&current->signal->live))
+		ue_mms_maybe_gone();
 }
 
 static inline void ue_process_exec_probe(void *data, struct task_struct *p,

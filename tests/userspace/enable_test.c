@@ -359,6 +359,90 @@ static void lifetimes(void)
 	close(fd);
 }
 
+/* Wakes every 100 us on CPU 0 until *stop, to preempt what runs there. */
+static void *preempter(void *stop)
+{
+	struct timespec ts = { 0, 100 * 1000 };
+
+	while (!__atomic_load_n((int *)stop, __ATOMIC_ACQUIRE))
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
+/*
+ * Exits preempted while their address space is torn down: each child
+ * registers an event with an enable word and exits, and the event must go
+ * by itself, with nothing after (no registration, deletion or status read)
+ * that would look at the address spaces again. A kernel without the
+ * exit_mmap tracepoint (5.10) reports the death at sched_process_exit, where
+ * a task switched out inside exit_mmap() has borrowed another task's
+ * active_mm (context_switch()); a SCHED_FIFO thread on the children's CPU
+ * makes that happen (compat/mm_gone.h).
+ */
+#define PX_CHILDREN	16
+#define PX_BYTES	(32 << 20)
+
+static void preempted_exits(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i, j, ret, status, stop = 0, left = 0, unregistered = 0;
+	char name[32], path[64];
+	pthread_attr_t attr;
+	static __u32 word;
+	cpu_set_t cpu0;
+	pthread_t t;
+	pid_t pid;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	pthread_attr_setaffinity_np(&attr, sizeof(cpu0), &cpu0);
+	ret = pthread_create(&t, &attr, preempter, &stop);
+	UE_EQ("exit_preempted.fifo_thread", ret, 0);
+	if (ret)
+		return;
+	for (i = 0; i < PX_CHILDREN; i++) {
+		pid = fork();
+		if (!pid) {
+			char *mem = mmap(NULL, PX_BYTES, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (mem == MAP_FAILED ||
+			    sched_setaffinity(0, sizeof(cpu0), &cpu0))
+				_exit(2);
+			memset(mem, 1, PX_BYTES);
+			snprintf(name, sizeof(name), "en_px%d u32 a", i);
+			_exit(reg_word(ue_open_data(), name, &word, 4, 0) ? 1 : 0);
+		}
+		waitpid(pid, &status, 0);
+		unregistered += !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	UE_EQ("exit_preempted.children_registered", unregistered, 0);
+	/* Up to 2 s: the module's worker retires them. */
+	for (j = 0; j < 200; j++) {
+		for (i = 0, left = 0; i < PX_CHILDREN; i++) {
+			snprintf(path, sizeof(path), EVENTS "/en_px%d", i);
+			left += ue_exists(path);
+		}
+		if (!left)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	UE_EQ("exit_preempted.events_gone", left, 0);
+	ret = ue_open_data();
+	for (i = 0; i < PX_CHILDREN; i++) {
+		snprintf(name, sizeof(name), "en_px%d", i);
+		ue_del(ret, name);
+	}
+	close(ret);
+}
+
 static void on_signal(int sig __attribute__((unused)))
 {
 }
@@ -624,6 +708,7 @@ int main(int argc, char **argv)
 	unreg_rows();
 	bad_pages();
 	lifetimes();
+	preempted_exits();
 	signals();
 	stuck_faults();
 	return ue_failures ? 1 : 0;
