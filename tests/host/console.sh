@@ -140,7 +140,7 @@ expect stopped.good "$(line_of "$out" good suite_completed)" "R good pass suite_
 expect empty.all_failed "$(parse "$work/empty" good early | tr '\n' '|')" \
 	"R good fail suite_completed never started (no UE-SUITE-START: the console stopped before it)|R early fail suite_completed never started (no UE-SUITE-START: the console stopped before it)|"
 # Cut off, yet it ended with status 0 meanwhile (the watchdog's 1 s): fails.
-printf '%s\n' "UE-SUITE-START late" "UE-SUITE-TIMEOUT late: tasks and blocked tasks follow" \
+printf '%s\n' "UE-SUITE-START late" "UE-SUITE-TIMEOUT late: tasks and every task's kernel stack follow" \
 	"UE-SUITE-END late rc=0 secs=301" >"$work/late"
 expect late.cut_off "$(parse "$work/late" late)" \
 	"R late fail suite_completed cut off at its time limit (UE-SUITE-TIMEOUT), rc=0; last case: none reported"

@@ -71,8 +71,8 @@ for t in "$dir"/[0-9][0-9]-*.sh; do
 	# watchdog is killed and its sleep lives on, holding nothing open)
 	(sleep "$lim" >/dev/null 2>&1
 	 kill -0 $pid 2>/dev/null || exit 0
-	 echo "UE-SUITE-TIMEOUT $s: tasks and blocked tasks follow"
-	 ps; echo w 2>/dev/null >"$sysrq"; sleep 1; kill -9 -$pid) &
+	 echo "UE-SUITE-TIMEOUT $s: tasks and every task's kernel stack follow"
+	 ps; echo t 2>/dev/null >"$sysrq"; sleep 2; kill -9 -$pid) &
 	wd=$!
 	wait $pid
 	rc=$?
