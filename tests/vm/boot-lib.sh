@@ -6,8 +6,12 @@
 # The suites of a "short" row (kernels.list: a flavour sibling of a source
 # another row runs in full): the UAPI, loading, refusal and unloading, the
 # upstream selftests, the races between two CPUs (enable bits included),
-# the seeded ABI fuzzer and the concurrent stress suite.
+# the seeded ABI fuzzer and the concurrent stress suite. A "config" row (a
+# sibling that differs only in its configuration: a cloud flavour) runs
+# what a configuration can change, not the races and stress, which its
+# full sibling runs on the same source, compiler and preemption model.
 ue_short_suites="00-uapi 10-module 35-race 45-fuzz 50-selftests 55-stress"
+ue_config_suites="00-uapi 10-module 45-fuzz 50-selftests"
 
 make_initramfs() { # kernel
 	local k=$1 ir=$build/$k/initramfs t ko a=${karch[$1]:-amd64} extra=${kextra[$1]:--}
@@ -26,9 +30,11 @@ make_initramfs() { # kernel
 		# (make soak: only these, with its times)
 		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
 		for t in $UE_SUITES; do cp "$root/tests/userspace/$t.sh" "$ir/tests/"; done
-	elif [ "${klevel[$k]:-full}" = short ]; then
+	elif [ "${klevel[$k]:-full}" != full ]; then
+		local suites=$ue_short_suites
+		[ "${klevel[$k]}" != config ] || suites=$ue_config_suites
 		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
-		for t in $ue_short_suites; do cp "$root/tests/userspace/$t.sh" "$ir/tests/"; done
+		for t in $suites; do cp "$root/tests/userspace/$t.sh" "$ir/tests/"; done
 		for t in $extra; do cp "$root"/tests/userspace/[0-9][0-9]-"$t".sh "$ir/tests/"; done
 	else
 		cp "$root"/tests/userspace/*.sh "$ir/tests/"

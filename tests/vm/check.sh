@@ -117,8 +117,8 @@ fi
 
 # --- the rows' facts, for every job (build/check/env.sh) -----------------------
 # kernels.list gives each row how it is made (kmade: a Debian package, or
-# ours), its flavour (ours: tests/kernel/build.sh's), level (full or
-# short), VM limit, extra suites, flags and architecture (the flavour's),
+# ours), its flavour (ours: tests/kernel/build.sh's), level (full,
+# short or config), VM limit, extra suites, flags and architecture (the flavour's),
 # and each Debian row its release (whose chroot builds its module); the
 # packages come later, from the resolve job (build/check/kernels.lock).
 # The rows go in UE_KERNELS's order: stock, Debian's; debug_kernels, ours.

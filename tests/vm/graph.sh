@@ -82,7 +82,7 @@ modules_of() { local k; for k in "$@"; do echo "modules.$k"; done; }
 
 # The VM rows, longest first: ours, the full rows with extra suites
 # (kernels.list: column extra, suite ids), the other full amd64 rows, the
-# other full rows (arm64), the short rows.
+# other full rows (arm64), the short and config rows.
 order=
 for k in $debug_kernels; do order="$order $k"; done
 for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${kextra[$k]}" != - ] && order="$order $k"; done

@@ -50,7 +50,7 @@ ue_matrix() {
 		if ($2 != "debian" && $2 != "ours") bad(at "made " $2 ": debian or ours")
 		if ($2 == "debian" && ($3 == "-" || $4 == "-")) bad(at "a Debian row names its release and suites")
 		if ($2 == "ours" && ($3 != "-" || $4 != "-")) bad(at "our row has no release or suites: -")
-		if ($7 != "full" && $7 != "short") bad(at "level " $7 ": full or short")
+		if ($7 != "full" && $7 != "short" && $7 != "config") bad(at "level " $7 ": full, short or config")
 		if ($8 !~ /^[1-9][0-9]*$/) bad(at "limit " $8 ": seconds")
 		$(nc + 1) = ($6 ~ /(^|-)arm64(-16k)?$/) ? "arm64" : "amd64"
 		for (i = 1; i <= nq; i++) {
