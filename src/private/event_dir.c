@@ -77,7 +77,7 @@ static unsigned int ue_instances_copy(struct dentry *dir, unsigned int skip)
 	return n;
 }
 
-bool ue_walk_instances(struct ue_instance_walk *walk)
+bool ue_walk_instances(const struct ue_instance_walk *walk)
 {
 	struct dentry *root = READ_ONCE(*ue_ksym_tracefs_mount)->mnt_root;
 	unsigned int done = 0, n, i;
@@ -108,13 +108,6 @@ bool ue_walk_instances(struct ue_instance_walk *walk)
 	return all && go;
 }
 
-struct ue_event_dir_walk {
-	struct ue_instance_walk walk;
-	struct trace_event_call *call;
-	const char *system;
-	const char *name;
-};
-
 /*
  * Whether @d, an event's directory, is another call's: its "format" file
  * carries its call (event_create_dir()).
@@ -135,11 +128,9 @@ static bool ue_event_dir_foreign(struct dentry *d, struct trace_event_call *call
  * Whether @base/events/<system>/<name>/ has all its files, or is another
  * call's.
  */
-static bool ue_event_dir_whole(struct ue_instance_walk *walk,
+static bool ue_event_dir_whole(const struct ue_instance_walk *w,
 			       struct dentry *base)
 {
-	const struct ue_event_dir_walk *w =
-		container_of(walk, struct ue_event_dir_walk, walk);
 	struct dentry *d = dget(base), *f;
 	bool whole;
 	size_t i;
@@ -163,13 +154,13 @@ static bool ue_event_dir_whole(struct ue_instance_walk *walk,
 bool ue_event_dirs_whole(struct trace_event_call *call, const char *system,
 			 const char *name)
 {
-	struct ue_event_dir_walk w = {
-		.walk.fn = ue_event_dir_whole,
+	const struct ue_instance_walk w = {
+		.fn = ue_event_dir_whole,
 		.call = call,
 		.system = system,
 		.name = name,
 	};
 
-	return ue_walk_instances(&w.walk);
+	return ue_walk_instances(&w);
 }
 #endif

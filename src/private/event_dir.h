@@ -55,12 +55,15 @@ bool ue_event_dirs_whole(struct trace_event_call *call, const char *system,
 			 const char *name);
 
 /*
- * A walk over the instances: @fn is called with the tracefs directory of
- * the top instance, then with that of each other instance (instances/NAME),
- * while it returns true. The caller's state embeds the walk.
+ * A walk over the instances for one event, @call as events/@system/@name:
+ * @fn is called with the tracefs directory of the top instance, then with
+ * that of each other instance (instances/NAME), while it returns true.
  */
 struct ue_instance_walk {
-	bool (*fn)(struct ue_instance_walk *walk, struct dentry *base);
+	bool (*fn)(const struct ue_instance_walk *walk, struct dentry *base);
+	struct trace_event_call *call;
+	const char *system;
+	const char *name;
 };
 
 /*
@@ -68,7 +71,7 @@ struct ue_instance_walk {
  * each: one that could not be looked up is passed by, and makes it false.
  * event_mutex held, under which alone instances come and go.
  */
-bool ue_walk_instances(struct ue_instance_walk *walk);
+bool ue_walk_instances(const struct ue_instance_walk *walk);
 #else
 static inline bool ue_event_dirs_charged(void)
 {

@@ -240,18 +240,9 @@ static void ue_removed_at(struct dentry *base, struct trace_event_call *call,
 	dput(d);
 }
 
-struct ue_removed_walk {
-	struct ue_instance_walk walk;
-	struct trace_event_call *call;
-	const char *system;
-	const char *name;
-};
-
-static bool ue_removed_in(struct ue_instance_walk *walk, struct dentry *base)
+static bool ue_removed_in(const struct ue_instance_walk *w,
+			  struct dentry *base)
 {
-	const struct ue_removed_walk *w =
-		container_of(walk, struct ue_removed_walk, walk);
-
 	ue_removed_at(base, w->call, w->system, w->name);
 	return true;
 }
@@ -259,15 +250,15 @@ static bool ue_removed_in(struct ue_instance_walk *walk, struct dentry *base)
 void ue_removed_event_prepare(struct trace_event_call *call,
 			      const char *system, const char *name)
 {
-	struct ue_removed_walk w = {
-		.walk.fn = ue_removed_in,
+	const struct ue_instance_walk w = {
+		.fn = ue_removed_in,
 		.call = call,
 		.system = system,
 		.name = name,
 	};
 
 	/* An instance that cannot be looked up keeps what the core leaves. */
-	ue_walk_instances(&w.walk);
+	ue_walk_instances(&w);
 	ue_pins_update();
 }
 #endif
