@@ -375,7 +375,8 @@ static int ue_event_destroy(struct ue_event *ev)
  * orphaned instead: it keeps one reference as its own, as a persistent event
  * does, so that DIAG_IOCSDEL and the dynamic_events deletes take it once the
  * hold is gone, and a work item deletes it by itself then, checking once a
- * second while orphans exist.
+ * second while orphans exist: on the module's own queue, as all its work,
+ * never on a shared one of the kernel's.
  */
 static void ue_event_last_put(struct ue_event *ev)
 {
@@ -390,7 +391,7 @@ static void ue_event_last_put(struct ue_event *ev)
 		pr_info("event %s is still held by the tracing core (%d); deleted once that hold goes\n",
 			ev->tp_name, ret);
 	}
-	schedule_delayed_work(&ue_orphans_work, HZ);
+	queue_delayed_work(ue_wq, &ue_orphans_work, HZ);
 }
 
 /*
@@ -424,7 +425,7 @@ static void ue_orphans_work_fn(struct work_struct *work)
 		if (ev->orphaned && ue_event_last_ref(ev))
 			ue_event_destroy_own(ev);
 	if (ue_nr_orphans)
-		schedule_delayed_work(&ue_orphans_work, HZ);
+		queue_delayed_work(ue_wq, &ue_orphans_work, HZ);
 	mutex_unlock(ue_ksym_event_mutex);
 }
 
