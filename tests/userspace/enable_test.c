@@ -359,10 +359,10 @@ static void lifetimes(void)
 	close(fd);
 }
 
-/* Wakes every 100 us on CPU 0 until *stop, to preempt what runs there. */
+/* Wakes every millisecond until *stop, to preempt what runs on its CPU. */
 static void *preempter(void *stop)
 {
-	struct timespec ts = { 0, 100 * 1000 };
+	struct timespec ts = { 0, 1000 * 1000 };
 
 	while (!__atomic_load_n((int *)stop, __ATOMIC_ACQUIRE))
 		nanosleep(&ts, NULL);
@@ -377,10 +377,12 @@ static void *preempter(void *stop)
  * exit_mmap tracepoint (5.10) reports the death at sched_process_exit, where
  * a task switched out inside exit_mmap() has borrowed another task's
  * active_mm (context_switch()); a SCHED_FIFO thread on the children's CPU
- * makes that happen (compat/mm_gone.h).
+ * makes that happen (compat/mm_gone.h). Eight children of 8 MB and a
+ * wake-up a millisecond are enough for that on 5.10 and 5.10-rt, and
+ * cheap on a debug kernel, where every page fault and wake-up is dear.
  */
-#define PX_CHILDREN	16
-#define PX_BYTES	(32 << 20)
+#define PX_CHILDREN	8
+#define PX_BYTES	(8 << 20)
 
 static void preempted_exits(void)
 {
