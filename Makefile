@@ -20,9 +20,9 @@
 #                                              directories of several shards of make check
 #                                              (UE_KERNELS, UE_BUILD_DIR; into build/check-report/)
 #   make soak [DURATION=2h] [KERNEL=<row>]     the stress suite for hours on one kernel
-#                                              (default: tests/vm/kernels.list's soak row;
+#                                              (default: rig/kernels.list's soak row;
 #                                              results in build/soak/)
-#   make demo [ARCH=arm64]                     boot a Debian kernel (tests/vm/kernels.list's
+#   make demo [ARCH=arm64]                     boot a Debian kernel (rig/kernels.list's
 #                                              demo row of ARCH) in QEMU and show it work
 #   make bench                                 ours vs the in-kernel user_events, in VMs
 #                                              (results in build/bench/)
@@ -165,19 +165,19 @@ dkms-remove:
 	rm -rf $(DKMS_SRC)
 
 check:
-	tests/vm/check.sh
+	rig/check/check.sh
 
 # The shards of a CI matrix, merged (docs/testing.md, Shards): DIRS is
 # their results directories; a missing one fails the report, by name.
 check-report:
-	tests/vm/check-report.sh $(DIRS)
+	rig/report/check-report.sh $(DIRS)
 
-# (DURATION and KERNEL: tests/vm/soak.sh's defaults where not given)
+# (DURATION and KERNEL: rig/check/soak.sh's defaults where not given)
 soak:
-	DURATION=$(DURATION) KERNEL=$(KERNEL) tests/vm/soak.sh
+	DURATION=$(DURATION) KERNEL=$(KERNEL) rig/check/soak.sh
 
 demo:
-	UE_DEMO_ARCH=$(ARCH) tests/vm/demo.sh
+	UE_DEMO_ARCH=$(ARCH) rig/check/demo.sh
 
 bench:
 	bench/run.sh

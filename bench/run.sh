@@ -43,7 +43,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-. "$root/tests/vm/vm-lib.sh"
+. "$root/rig/lib/vm-lib.sh"
 export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 icount=${UE_BENCH_ICOUNT:-1}
 # Instruction counts repeat exactly, so fewer and shorter loops do there.

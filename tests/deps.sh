@@ -30,7 +30,7 @@ ue_pkgs_deb=(build-essential debhelper dh-dkms)
 
 # The arm64 rows: the static test programs of their VMs (Debian 12's cross
 # compiler, with arm64's libc), and QEMU for arm64 where the cached QEMU 10
-# cannot be had (tests/vm/fetch-qemu.sh). Their modules are cross-built in
+# cannot be had (rig/fetch/fetch-qemu.sh). Their modules are cross-built in
 # the release's chroot, with that release's cross compiler.
 ue_pkgs_arm64=(gcc-aarch64-linux-gnu qemu-system-arm)
 
@@ -47,27 +47,27 @@ ue_pkgs_check=("${ue_pkgs_vm[@]}" "${ue_pkgs_module[@]}" "${ue_pkgs_kernel[@]}" 
 	       "${ue_pkgs_deb[@]}" g++ dkms lintian openssl linux-perf trace-cmd
 	       debootstrap curl "${ue_pkgs_arm64[@]}" qemu-user-static mmdebstrap pkgconf
 	       ovmf mtools dosfstools fdisk e2fsprogs expect python3-junitparser)
-# (make check runs its job graph with ninja, tests/vm/graph.sh; it has
+# (make check runs its job graph with ninja, rig/check/graph.sh; it has
 # debootstrap too: it makes a chroot of each Debian release
 # to build the module in, and mmdebstrap and qemu-user-static for the arm64
-# root of the install test (tests/vm/arm64-root.sh: the .deb with DKMS
+# root of the install test (rig/fetch/arm64-root.sh: the .deb with DKMS
 # there; one mmdebstrap pass, with the hook that diverts update-initramfs
 # by the host's dpkg-divert), qemu-user-static also to run
-# the arm64 perf and trace-cmd once they are staged (tests/vm/cross-tools.sh,
+# the arm64 perf and trace-cmd once they are staged (rig/fetch/cross-tools.sh,
 # which reads their NEEDED entries with aarch64-linux-gnu-readelf, of
 # gcc-aarch64-linux-gnu's binutils); the booted-system test's disks are made
 # without loop devices (tests/system/run.sh: mkfs.ext4 -d of e2fsprogs,
 # dosfstools' mkfs.fat, mtools, fdisk's sfdisk) and booted by ovmf's Secure
 # Boot firmware, MokManager's screens driven by expect; its host checks look at what every entry
 # point runs, make check-fresh's included; curl asks the mirror whether it
-# serves a kernel's packages, tests/vm/resolve.sh; pkgconf's pkg-config
+# serves a kernel's packages, rig/fetch/resolve.sh; pkgconf's pkg-config
 # reads user-events-dev's .pc file, tests/host/package.sh; python3 with
 # python3-junitparser, a JUnit library of CI tools, reads back the JUnit XML
-# of the results, tests/host/junit.sh: writing it takes only bash and awk,
-# tests/vm/junit.sh; tests/host/readme.sh runs the README's cc lines with
+# of the results, rig/selfcheck/junit.sh: writing it takes only bash and awk,
+# rig/report/junit.sh; tests/host/readme.sh runs the README's cc lines with
 # pkg-config as written.)
 ue_pkgs_fresh=(debootstrap)
-# make soak is make check restricted to one VM (tests/vm/soak.sh).
+# make soak is make check restricted to one VM (rig/check/soak.sh).
 ue_pkgs_soak=("${ue_pkgs_check[@]}")
 # scripts/user-events-run: make check's VMs and module builds (a chroot of
 # the kernel's release), and resolve.sh's curl.
@@ -153,7 +153,7 @@ ue_deps_install() {
 # a make check).
 # With ue_deps_apt_opts (an array) set, they are resolved with those apt
 # options and the lists in ue_deps_lists instead of the machine's: a private
-# apt state's (tests/vm/apt-lib.sh), for a package whose version was taken
+# apt state's (rig/lib/apt-lib.sh), for a package whose version was taken
 # from that state's lists, which may be newer than the machine's.
 ue_deps_closure() {
 	local st sim rc key dir lists=${ue_deps_lists:-/var/lib/apt/lists}

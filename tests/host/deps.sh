@@ -62,7 +62,7 @@ done
 # machine's own lists may not know a kernel published since they were
 # updated (linux-headers-6.1.0-57-amd64 on 2026-11-28, lists 6 hours old).
 UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
-. "$root/tests/vm/apt-lib.sh"
+. "$root/rig/lib/apt-lib.sh"
 mapfile -t ue_deps_apt_opts < <(ue_apt_opts bookworm)
 ue_deps_lists=$UE_CACHE/apt-bookworm/state/lists
 ue_required_pkgs=""
@@ -70,7 +70,7 @@ while read -r short release _ _ hdr ver _; do
 	case $short in ''|'#'*) continue ;; esac
 	[ "$release" = bookworm ] || continue
 	# (an arm64 kernel's headers are no package of this machine: its module
-	# is cross-built in the release's chroot, tests/vm/chroot-lib.sh)
+	# is cross-built in the release's chroot, rig/lib/chroot-lib.sh)
 	[[ $hdr != *-arm64 ]] || continue
 	check_entry "make_$short" "$(ue_deps_list progs make)" "$hdr=$ver"
 done <"$kernel_lock"

@@ -9,7 +9,7 @@
 # probes look at), and on the real kernels where they differ.
 # On a real kernel the probes run as the build runs them: Kbuild's rule in
 # an external module of their own, with the kernel's compiler and flags, in
-# the chroot of its release (tests/vm/chroot-lib.sh).
+# the chroot of its release (rig/lib/chroot-lib.sh).
 # Prints one line per check: "host probes pass|fail <case> [detail]".
 # Usage: probes.sh [NAME:RELEASE:KDIR[:MAKEVAR[:HEADER]]...]
 #   each a kernel's headers: KDIR as RELEASE's chroot sees it (the cache
@@ -28,7 +28,7 @@ UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 log() { echo "$*" >&2; }
-. "$root/tests/vm/chroot-lib.sh"
+. "$root/rig/lib/chroot-lib.sh"
 
 result() { echo "host probes $1 $2${3:+ $3}"; }
 

@@ -42,7 +42,7 @@
 #                              what pkg-config must give
 #             user-events-run  its options, then --help (the tool stops
 #                              there, having parsed the rest); --kernel a
-#                              row of tests/vm/kernels.list it boots
+#                              row of rig/kernels.list it boots
 #             sudo             its --preserve-env names, read by the tool
 #             apt-get install ./build/deb/X.deb, apt-get remove|purge P:
 #                              X what make deb builds, P a package of
@@ -191,8 +191,8 @@ debs=$(pkg='' sbhome=$work sb make -n --no-print-directory -C "$root" MAKE=true 
 	sed -n 's|.*built: \(.*\)"$|\1|p' | sed "s|^$root/||")
 # Rows user-events-run boots (amd64: the guest runs this machine's programs),
 # rows make soak's KERNEL= takes (ours too).
-run_rows=$(awk '!/^#/ && NF >= 6 && $5 !~ /arm64/ { print $1 }' "$root/tests/vm/kernels.list")
-all_rows=$(awk '!/^#/ && NF >= 6 { print $1 } END { print "debug"; print "debug-newest" }' "$root/tests/vm/kernels.list")
+run_rows=$(awk '!/^#/ && NF >= 6 && $5 !~ /arm64/ { print $1 }' "$root/rig/kernels.list")
+all_rows=$(awk '!/^#/ && NF >= 6 { print $1 } END { print "debug"; print "debug-newest" }' "$root/rig/kernels.list")
 packages=$(sed -n 's/^Package: *//p' "$root/debian/control")
 
 # --- commands --------------------------------------------------------------------
@@ -213,7 +213,7 @@ cmd_make() { # CMD WORDS... (after make)
 	for w in "${vars[@]}"; do
 		case $w in KERNEL=*)
 			grep -qxF -- "${w#KERNEL=}" <<<"$all_rows" ||
-				add bad "$cmd: ${w#KERNEL=} is no row of tests/vm/kernels.list" ;;
+				add bad "$cmd: ${w#KERNEL=} is no row of rig/kernels.list" ;;
 		esac
 	done
 	# install-headers into the sandbox's HOME: for real.
@@ -268,7 +268,7 @@ cmd_run() { # WORDS... (from user-events-run on)
 		return
 	fi
 	if [ -n "$k" ] && ! grep -qxF -- "$k" <<<"$run_rows"; then
-		add bad "user-events-run --kernel $k: not an amd64 row of tests/vm/kernels.list"
+		add bad "user-events-run --kernel $k: not an amd64 row of rig/kernels.list"
 		return
 	fi
 	add did "user-events-run ${opts[*]}: options accepted"
@@ -354,7 +354,7 @@ check_command() {
 		while [[ ${w[0]:-} == -* ]]; do
 			case ${w[0]} in --preserve-env=*)
 				for v in $(tr , ' ' <<<"${w[0]#*=}"); do
-					grep -rqw -- "$v" "$root/scripts/user-events-run" "$root/tests/vm" ||
+					grep -rqw --exclude-dir=selfcheck -- "$v" "$root/scripts/user-events-run" "$root/rig" ||
 						add bad "sudo --preserve-env: user-events-run reads no $v"
 				done
 				add did "sudo ${w[0]}: user-events-run reads each" ;;
@@ -499,7 +499,7 @@ kind_yaml() { # FILE WHOSE
 	done < <(grep -v '^[[:space:]]*#' "$1" | grep 'user-events-run')
 	# shellcheck disable=SC2088
 	for d in $(grep -oE '~/\.cache/user-events-dkms/[A-Za-z0-9_/-]+' "$1" | sed 's|.*user-events-dkms/||' | sort -u); do
-		if grep -rqF "\$UE_CACHE/$d" "$root/scripts/user-events-run" "$root/tests/vm"; then
+		if grep -rqF --exclude-dir=selfcheck "\$UE_CACHE/$d" "$root/scripts/user-events-run" "$root/rig"; then
 			dirs+=("$d")
 		else
 			# shellcheck disable=SC2088

@@ -116,8 +116,8 @@ else
 fi
 
 # --- splat: the console scan catches reports and spares clean boots ----------
-# The very pattern the VM console scans use (tests/vm/vm-lib.sh).
-. "$root/tests/vm/vm-lib.sh"
+# The very pattern the VM console scans use (rig/lib/vm-lib.sh).
+. "$root/rig/lib/vm-lib.sh"
 re=$(ue_splat_re)
 splat_case() { echo "$1:${2:15:40}" | tr -c 'A-Za-z0-9_.:\n-' '_'; }
 while IFS= read -r line; do

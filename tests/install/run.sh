@@ -2,7 +2,7 @@
 # The install test of make check: the Debian package as a user of one Debian
 # release installs it, with that release's apt and dkms (2.8 on bullseye, 3.0
 # on bookworm, 3.2 on trixie, unstable's), in an overlay over the release's
-# cached chroot (tests/vm/chroot-lib.sh) that already has the headers of the
+# cached chroot (rig/lib/chroot-lib.sh) that already has the headers of the
 # release's kernels:
 #   - the steps of in-chroot.sh: install, what DKMS built and skipped, a
 #     kernel upgrade, remove and purge, a package upgrade, autopkgtest; and
@@ -32,11 +32,11 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-vmdir=$root/tests/vm
+rig=$root/rig
 UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
-. "$vmdir/vm-lib.sh"
-. "$vmdir/apt-lib.sh"
-. "$vmdir/chroot-lib.sh"
+. "$rig/lib/vm-lib.sh"
+. "$rig/lib/apt-lib.sh"
+. "$rig/lib/chroot-lib.sh"
 phase=$1 work=$2
 if [ "$phase" = debs ]; then
 	notes=$3 release=
@@ -170,7 +170,7 @@ steps() {
 
 # --- arm64: the .deb in an arm64 root of the release, DKMS there ------------------
 # The Architecture: all package installed as on an arm64 machine of the
-# release: in an overlay over an arm64 root (tests/vm/arm64-root.sh, run
+# release: in an overlay over an arm64 root (rig/fetch/arm64-root.sh, run
 # through qemu-user), with the kernel's headers package, dkms and the .deb
 # by apt-get; DKMS builds the module there with the release's own arm64 gcc.
 # The .ko then boots with its kernel (boot, below). One kernel per call
@@ -188,7 +188,7 @@ arm64_steps() {
 		out=$work/dkms-$k
 		log "$k: $(basename "$deb") with DKMS in an arm64 root of $release (qemu-user)"
 		t0=$(date +%s)
-		"$vmdir/arm64-root.sh" dkms "$release" "$deb" "$out" "linux-headers-$r" \
+		"$rig/fetch/arm64-root.sh" dkms "$release" "$deb" "$out" "linux-headers-$r" \
 			>"$out.out" 2>"$out.log"
 		rc=$?
 		log "$k: done in $(( $(date +%s) - t0 ))s (status $rc; logs: $out.log, $out/)"

@@ -26,9 +26,9 @@ log() { printf 'testkernel: %s\n' "$*" >&2; }
 flavour=${1:-debug}
 # debug-newest: the debug kernel from the newest linux-source Debian ships.
 if [ "$flavour" = debug-newest ]; then
-	tree=$("$root/tests/vm/fetch-source.sh" newest)
+	tree=$("$root/rig/fetch/fetch-source.sh" newest)
 else
-	tree=$("$root/tests/vm/fetch-source.sh")
+	tree=$("$root/rig/fetch/fetch-source.sh")
 fi
 # The Debian package version (a cache unpacked before it was recorded: the
 # tree's own version).
@@ -48,7 +48,7 @@ key=$( {
 dir=$UE_CACHE/testkernel/$key
 out=$dir/build
 
-# Extra kernel parameters for booting it (tests/vm/vm-lib.sh). no5lvl: a
+# Extra kernel parameters for booting it (rig/lib/vm-lib.sh). no5lvl: a
 # KASAN "wild-memory-access" in an early-boot interrupt (handle_edge_irq
 # during identify_cpu, at a 5-level-paging direct-map address) was seen
 # once in about five boots under TCG's -cpu max; 4-level paging avoids
@@ -105,7 +105,7 @@ make -s -C "$tree" O="$out" -j"$(nproc)" bzImage modules >"$dir/build.log" 2>&1 
 	{ tail -30 "$dir/build.log" >&2; log "build failed: $dir/build.log"; exit 1; }
 make -s -C "$tree" O="$out" INSTALL_MOD_PATH="$dir/mods" modules_install >/dev/null
 log "built in $(( $(date +%s) - t0 ))s"
-# The same interface as a fetched kernel (tests/vm/fetch-kernels.sh).
+# The same interface as a fetched kernel (rig/fetch/fetch-kernels.sh).
 rel=$(make -s -C "$tree" O="$out" kernelrelease)
 echo "$rel" >"$dir/release"
 echo "$out" >"$dir/kdir"

@@ -13,12 +13,12 @@
 # more that fall back from a KVM that does not boot a guest; the failures
 # before a boot cost none.
 # Prints "<kernel> run pass|fail <case> [detail]" lines.
-# Usage: check.sh KERNEL WORKDIR   (KERNEL: a row of tests/vm/kernels.list)
+# Usage: check.sh KERNEL WORKDIR   (KERNEL: a row of rig/kernels.list)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-. "$root/tests/vm/matrix-lib.sh"
+. "$root/rig/lib/matrix-lib.sh"
 run=$root/scripts/user-events-run
 k=$1 w=$2
 rm -rf "$w"
@@ -187,7 +187,7 @@ fi
 # read now from its apt configuration, for the cases that give them.
 cache=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 log() { :; }
-UE_CACHE=$cache . "$root/tests/vm/apt-lib.sh"
+UE_CACHE=$cache . "$root/rig/lib/apt-lib.sh"
 m=$(machine_mirror) s=$(machine_security_mirror)
 release=$(ue_matrix_one name="$k" -- release)
 # The kernel cannot be fetched: an empty cache and no apt-get on PATH (the

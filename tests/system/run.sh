@@ -31,11 +31,11 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-vmdir=$root/tests/vm
+rig=$root/rig
 UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 log() { printf '== system %s: %s\n' "${name:-}" "$*" >&2; }
-. "$vmdir/apt-lib.sh"
-. "$vmdir/vm-lib.sh"
+. "$rig/lib/apt-lib.sh"
+. "$rig/lib/vm-lib.sh"
 
 phase=$1 name=${2:-} work=${3:-} notes=/dev/null
 version=$(cat "$root/VERSION")

@@ -26,7 +26,7 @@ ue_ok rmmod_tests rmmod user_events_kunit
 ue_ok rmmod_kunit rmmod kunit
 # SysRq on the debug kernels (tests/kernel/debug.config): the report of the
 # blocked tasks that the suites' watchdog asks for when it cuts a suite off
-# (tests/vm/guest-suites.sh) reaches the console.
+# (rig/guest/guest-suites.sh) reaches the console.
 n0=$(ue_count_dmesg_text "Show Blocked State")
 echo w >/proc/sysrq-trigger 2>/dev/null
 ue_eq sysrq_blocked_tasks "$(ue_count_dmesg_text "Show Blocked State")" "$((n0 + 1))"

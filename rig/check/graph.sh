@@ -1,0 +1,232 @@
+#!/bin/bash
+# make check's job graph, stated once: every job, the jobs it waits for and
+# the pool whose slot it holds, written as build/check/build.ninja for ninja
+# to run (and the jobs' names, a line each, in build/check/jobs.list; each
+# job and the jobs it waits for, tab-separated, in build/check/deps.tsv).
+# Reads build/check/env.sh (check.sh: the rows and their facts). A job is
+# "KIND.ARG" (modules.6.1, vm.debug, install-steps.trixie-arm64), run by
+# rig/check/job.sh KIND.ARG, and ends in build/check/stamps/KIND.ARG; what it
+# found is in the results, never in its exit status (job.sh).
+#
+# Pools, the resources a job holds:
+#   vm      a VM slot: UE_VM_JOBS (default 2). A Debian kernel's VM keeps
+#           about half a core busy, but with three beside the builds on two
+#           cores the VMs took twice as long and time-bound checks failed
+#           (a debug kernel's fork sweep, suite ids past its row's VM's
+#           900 s): the machine is CPU-bound, more slots only slow each VM
+#   build   a core for a module build that VMs wait for: UE_BUILD_JOBS
+#           (default 2)
+#   progs   the test programs and selftests, one at a time: in the build
+#           pool, the two architectures' programs, ready at once, took both
+#           slots for a minute while the debug row's modules, ready a moment
+#           later, waited (the first VM at 138 s of a warm run)
+#   host    the heavier host checks, one at a time, and
+#   install the .debs and the install test's steps, four at a time:
+#           pools of their own, so that they never hold a module build
+#           back (in one pool with the modules, host.deps and host.run,
+#           ready before any module, took both slots and the modules were
+#           built one at a time); they wait on dpkg more than they
+#           compute, and each amd64 release has a slot: with one fewer,
+#           the release that came last waited for another's steps and
+#           ended the run
+#   system  the booted systems' boots, two at a time (one vCPU a guest
+#           but for the one that runs DKMS: tests/system/run.sh), beside
+#           the two VM slots and after the debug rows' VMs (a third guest
+#           beside those slowed them past their limits): in the VM pool
+#           they came after every VM row, at the end of the run; one at a
+#           time, the others waited for trixie's, the longest, and ended
+#           the run
+#   kernel  our debug kernels' builds, one at a time (each is make -j)
+#   fetch   downloads, three at a time
+#   chroot  debootstraps, and the booted-system test's images and disks,
+#           one at a time
+#   emu     qemu-user (the arm64 root, then the install test's DKMS step
+#           in it), one: that step took an install slot for 2754 s niced
+#           beside a debug kernel's build, and the amd64 releases' steps,
+#           and their boots, waited for it
+# Within a pool, and among jobs ready at once, ninja starts them in the
+# order of this file: the VM rows longest first (the debug kernels' take 9
+# to 14 min, a Debian kernel's 2 to 5) and their modules in that order, the
+# install test's boots and user-events-run's checks last.
+set -uo pipefail
+
+rig=$(cd "$(dirname "$0")/.." && pwd)
+build=${UE_BUILD_DIR:?}
+# shellcheck source=/dev/null
+. "$build/env.sh"
+jobs=$build/jobs.list
+: >"$jobs"
+: >"$build/deps.tsv"
+
+# edge ID POOL [JOB...]: the job ID, holding a slot of POOL (- for none),
+# after the jobs named.
+edge() {
+	local id=$1 pool=$2 j deps=
+	shift 2
+	for j in "$@"; do deps="$deps stamps/$j"; done
+	printf 'build stamps/%s: job%s\n  id = %s\n' "$id" "${deps:+ |$deps}" "$id"
+	[ "$pool" = - ] || printf '  pool = %s\n' "$pool"
+	echo "$id" >>"$jobs"
+	printf '%s\t%s\n' "$id" "$*" >>"$build/deps.tsv"
+}
+# rows_of RELEASE ARCH: the Debian rows of RELEASE and ARCH.
+rows_of() {
+	local k
+	for k in $stock; do
+		[ "${krel[$k]}" = "$1" ] && [ "${karch[$k]}" = "$2" ] && echo "$k"
+	done
+}
+# fetches_of ROW...: the jobs that fetch them.
+fetches_of() { local k; for k in "$@"; do echo "fetch.$k"; done; }
+modules_of() { local k; for k in "$@"; do echo "modules.$k"; done; }
+
+# The VM rows, longest first: ours, the full rows with extra suites
+# (kernels.list: column extra, suite ids), the other full amd64 rows, the
+# other full rows (arm64), the short and config rows.
+order=
+for k in $debug_kernels; do order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${kextra[$k]}" != - ] && order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${kextra[$k]}" = - ] && [ "${karch[$k]}" = amd64 ] && order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" = full ] && [ "${kextra[$k]}" = - ] && [ "${karch[$k]}" != amd64 ] && order="$order $k"; done
+for k in $stock; do [ "${klevel[$k]}" != full ] && order="$order $k"; done
+arches=$(for k in $order; do echo "${karch[$k]}"; done | sort -u | tr '\n' ' ')
+
+cat <<EOP
+# make check's job graph (rig/check/graph.sh writes it; ninja runs it)
+ninja_required_version = 1.10
+builddir = .
+pool vm
+  depth = ${UE_VM_JOBS:-2}
+pool build
+  depth = ${UE_BUILD_JOBS:-2}
+pool progs
+  depth = 1
+pool host
+  depth = 1
+pool install
+  depth = 4
+pool kernel
+  depth = 1
+pool fetch
+  depth = 3
+pool chroot
+  depth = 1
+pool system
+  depth = 2
+pool emu
+  depth = 1
+rule job
+  command = $rig/check/job.sh \$id
+  description = \$id
+
+EOP
+
+# --- what the VMs stand on ------------------------------------------------------
+[ -z "$stock" ] || edge resolve -
+for k in $debug_kernels; do edge "kernel.$k" kernel; done
+edge linux-source fetch
+# (this machine's release first: our kernels' modules are built in it)
+[ -z "$own_release" ] || edge "chroot.$own_release" chroot
+for r in $releases; do
+	[ "$r" = "$own_release" ] || edge "chroot.$r" chroot
+done
+for k in $stock; do edge "fetch.$k" fetch resolve; done
+for r in $releases; do
+	# shellcheck disable=SC2046
+	edge "headers.$r" - "chroot.$r" $(fetches_of $(rows_of "$r" amd64) $(rows_of "$r" arm64))
+done
+for a in $arches; do
+	edge "userspace.$a" progs
+	edge "selftests.$a" progs linux-source
+	# (the arm64 perf and trace-cmd come from their .debs, cross-tools.sh)
+	edge "tools.$a" fetch
+done
+edge uapi -
+
+# --- modules and VMs, longest row first -------------------------------------------
+for k in $order; do
+	if [ "${kmade[$k]}" = ours ]; then
+		# shellcheck disable=SC2046
+		edge "modules.$k" build "kernel.$k" $([ -z "$own_release" ] || echo "chroot.$own_release")
+	else
+		edge "modules.$k" build "headers.${krel[$k]}"
+	fi
+done
+for k in $order; do
+	a=${karch[$k]}
+	edge "vm.$k" vm "modules.$k" "userspace.$a" "selftests.$a" "tools.$a" uapi
+done
+
+if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
+	# --- host checks --------------------------------------------------------------
+	# (a shard of a CI matrix leaves them, and user-events-run's, to another:
+	# UE_HOST_CHECKS=0, rig/report/check-report.sh)
+	# (resolve, where the run has Debian rows: a run of our kernels alone has
+	# no lock, and ninja refuses a graph whose job waits for no job)
+	# shellcheck disable=SC2046
+	edge host.deps host $([ -z "$stock" ] || echo resolve)
+	edge host.timeline -
+	edge host.console -
+	edge host.boot-retry -
+	edge host.rig-jobs -
+	edge host.check-report -
+	edge host.junit -
+	edge host.matrix -
+	edge host.readme -
+	if [ -n "$sample" ] && [ "${kmade[$sample]}" = ours ]; then s=kernel.$sample; else s=fetch.$sample; fi
+	edge host.run host linux-source "$s"
+	edge host.package host "$s"
+	# (the probes' header of each row's module build, against its headers)
+	# shellcheck disable=SC2046
+	edge host.probes host $(modules_of $order)
+fi
+
+if [ "$vms_only" != 1 ]; then
+	# --- the install test ---------------------------------------------------------
+	# Its steps in each release's chroot once the release's modules are built
+	# (its rows are those whose module built); the .deb with DKMS in an arm64
+	# root for a release's arm64 rows (arm64-root.sh, begun early under
+	# qemu-user); the boots of what DKMS built, last.
+	systems=$("$root/tests/system/run.sh" list)
+	edge debs install
+	for r in $releases; do
+		rows=$(rows_of "$r" amd64)
+		# shellcheck disable=SC2086
+		[ -z "$rows" ] || edge "install-steps.$r" install debs userspace.amd64 $(modules_of $rows)
+		rows=$(rows_of "$r" arm64)
+		[ -n "$rows" ] || continue
+		# shellcheck disable=SC2046,SC2086
+		edge "arm64-root.$r" emu $(fetches_of $rows)
+		# shellcheck disable=SC2086
+		edge "install-steps.$r-arm64" emu debs "arm64-root.$r" userspace.arm64 $(modules_of $rows)
+	done
+	# --- the booted-system test (tests/system/run.sh) --------------------------------
+	# Each system's image in the debootstraps' pool, after them in this
+	# file (mmdebstrap; warm, apt's answer to whether its packages
+	# changed), and its disk there once the .debs are made (in the
+	# install pool, the install steps took its slots, and the systems
+	# waited for their disks); its boots in the system pool, in the
+	# order of systems.list.
+	# A run without that release's rows has no system of it.
+	while read -r s r; do
+		[ -n "$(rows_of "$r" amd64)" ] || continue
+		edge "system-image.$s" chroot
+		edge "system-disk.$s" chroot "system-image.$s" debs
+		# shellcheck disable=SC2046
+		edge "system.$s" system "system-disk.$s" $(for k in $debug_kernels; do echo "vm.$k"; done)
+	done <<<"$systems"
+	for r in $releases; do
+		[ -z "$(rows_of "$r" amd64)" ] || edge "install-boot.$r" vm "install-steps.$r"
+		[ -z "$(rows_of "$r" arm64)" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64"
+	done
+fi
+
+if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
+	# --- user-events-run's checks ---------------------------------------------------
+	# (after the install steps of its release: both use its chroot's apt)
+	if [ -n "$run_kernel" ]; then
+		edge run vm "modules.$run_kernel" "install-steps.${krel[$run_kernel]}"
+	else
+		edge run -
+	fi
+fi

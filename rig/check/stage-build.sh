@@ -1,0 +1,207 @@
+# make check's build stage (sourced by rig/check/job.sh, bash): our debug
+# kernels (tests/kernel/build.sh), the module's three variants for every row,
+# the static test programs for each architecture's VMs, the upstream
+# selftests (tests/selftests/build.sh) and the UAPI header on its own.
+# A row's modules end in build/check/ROW.ready ("ok" or "fail"), which its
+# VM reads.
+
+# build_module KERNEL OUTDIR [make vars...]: a Debian kernel's module is
+# built in its release's chroot against /usr/src/linux-headers-<release>,
+# installed there by apt-get as on a user's machine (with the compiler the
+# headers depend on), through the chroot's ccache (the rig's own builds,
+# never DKMS's: UE_CHROOT_CCACHE, chroot-lib.sh). Ours likewise in the
+# chroot of this machine's release where it has their compiler (own_cc:
+# in_chroot), else on this machine.
+# (UE_CHROOT_CCACHE set, not exported: the programs a job runs,
+# user-events-run among them, never see it)
+UE_CHROOT_CCACHE=$UE_CACHE/ccache
+in_chroot=
+build_module() {
+	local k=$1 out=$2 r=${krel[$1]:-}; shift 2
+	if [ -z "$r" ]; then
+		if [ -n "$in_chroot" ]; then
+			ue_chroot_build_module "$own_release" "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
+		else
+			ue_build_module "$root" "$out" "$(cat "${kroot[$k]}/kdir")" "$@"
+		fi
+		return
+	fi
+	# (another architecture's: cross-built against its headers in the
+	# cache, with the release's cross compiler, ue_chroot_cross)
+	# A kernel without CONFIG_KALLSYMS_ALL: its System.map, from its -dbg
+	# package (fetch-kernels.sh), as its user would name it.
+	local kr=${kroot[$k]} map
+	map=$kr/dbg/System.map-$(cat "$kr/release")
+	[ -s "$map" ] && set -- UE_SYSTEM_MAP="$map" "$@"
+	if [ "${karch[$k]:-amd64}" != amd64 ]; then
+		# (bookworm's headers need CROSS_COMPILE given: cross_headers)
+		[ -s "$kr/cross-make" ] && set -- "$(cat "$kr/cross-make")" "$@"
+		ue_chroot_build_module "$r" "$root" "$out" "$(cat "$kr/kdir")" "$@"
+		return
+	fi
+	ue_chroot_build_module "$r" "$root" "$out" "$(cat "$kr/release")" "$@"
+}
+
+# own_cc KDIR: whether the chroot of this machine's release (own_release,
+# check.sh) has the compiler that built our kernel of KDIR, as its
+# CONFIG_CC_VERSION_TEXT names it. Then its modules are built there, through
+# the release's ccache, as the Debian rows' are: on this machine, without a
+# cache, the four builds of a debug kernel took 27 to 31 CPU s of a warm
+# run's first minute, and its VM waited for them. Else on this machine.
+own_cc() {
+	local want have
+	[ -n "$own_release" ] && [ -f "$build/chroot-$own_release.ok" ] || return 1
+	want=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$1/.config")
+	have=$(ue_chroot_run "$own_release" "${want%% *}" --version 2>/dev/null | head -1)
+	[ -n "$want" ] && [ "$have" = "$want" ]
+}
+
+# build_kunit KDIR KERNEL: the KUnit module of build/check/KERNEL/kunit/,
+# where own_cc says, as the module's builds.
+build_kunit() {
+	if [ -n "$in_chroot" ]; then
+		ue_chroot_ccache_env "$own_release"
+		ue_chroot_run "$own_release" --bind "$build/$2:/ue-build" "${ue_ccache_env[@]}" \
+			make -C "$1" M=/ue-build/kunit/tests/kunit modules
+	else
+		make -C "$1" M="$build/$2/kunit/tests/kunit" modules
+	fi
+}
+
+# build_kernel KERNEL: its three module variants (and, on a debug kernel, the
+# KUnit module), recorded; then $build/KERNEL.ready. (The race build is
+# also the module suite's copy under another name, which must be refused
+# while user_events is loaded: idle without race_site, it is the shipped
+# code; a fourth build for that alone cost a quarter of the module builds.)
+build_kernel() {
+	local k=$1 pids=() p built=1 ko
+	mkdir -p "$build/$k"
+	say "$k: building module"
+	in_chroot=
+	[ -n "${krel[$k]:-}" ] || ! own_cc "$(cat "${kroot[$k]}/kdir")" || in_chroot=1
+	# The three builds at once: each is mostly kbuild's serial steps.
+	build_module "$k" "$build/$k/mod" & pids+=($!)
+	build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1 & pids+=($!)
+	build_module "$k" "$build/$k/race" UE_MODNAME=user_events_race UE_TEST_RACE=1 & pids+=($!)
+	for p in "${pids[@]}"; do wait "$p" || built=0; done
+	if [ $built = 1 ]; then
+		record "$k build pass module"
+	else
+		record "$k build fail module see $build/$k/mod.log, skew.log or race.log"
+		echo fail >"$build/$k.ready"
+		return
+	fi
+	if [ "${kmade[$k]:-}" = ours ]; then
+		# The KUnit module needs the tree's layout (it includes src/).
+		ko=$build/$k/kunit
+		rm -rf "$ko"; mkdir -p "$ko/tests"
+		cp -a "$root/src" "$root/include" "$ko/"
+		cp -a "$root/tests/kunit" "$ko/tests/"
+		if build_kunit "$(cat "${kroot[$k]}/kdir")" "$k" >"$ko.log" 2>&1; then
+			record "$k build pass kunit_module"
+		else
+			record "$k build fail kunit_module see $ko.log"
+			echo fail >"$build/$k.ready"
+			return
+		fi
+	fi
+	echo ok >"$build/$k.ready"
+}
+
+# kernel.KERNEL: one of ours, built (once; cached) from linux-source, of
+# its row's flavour (kernels.list); its directory in
+# build/check/KERNEL.kroot, its lock line in KERNEL.lockline.
+job_kernel() {
+	local k=$1 d spkg sver
+	say "building the $k test kernel (cached after the first time)"
+	if d=$(ue_job "kernel $k" "$root/tests/kernel/build.sh" "${kflavour[$k]}"); then
+		record "$k fetch pass kernel"
+		read -r spkg sver <"$d/source"
+		echo "$k ours tests/kernel $spkg $(cat "$d/release") $sver full" >"$build/$k.lockline"
+		echo "$d" >"$build/$k.kroot"
+	else
+		record "$k fetch fail kernel could not be built"
+	fi
+}
+
+job_modules() {
+	local k=$1 r=${krel[$1]:-}
+	if [ -n "$r" ]; then
+		case $(row_state "$k") in
+		unserved) return 0 ;;
+		fetched) ;;
+		*) echo fail >"$build/$k.ready"; return 0 ;;
+		esac
+		if [ ! -f "$build/chroot-$r.ok" ]; then
+			record "$k build fail module no $r chroot to build in"
+			echo fail >"$build/$k.ready"
+			return 0
+		fi
+	elif [ -z "${kroot[$k]:-}" ]; then
+		echo fail >"$build/$k.ready"
+		return 0
+	fi
+	ue_job "modules $k" build_kernel "$k"
+}
+
+ucflags=(-static -O2 -Wall -Wextra -Werror -I"$root/include/uapi" -I"$root/tests/userspace")
+# build_userspace CC OUT: the test programs, static, for the VMs of CC's
+# architecture; non-zero if one did not build.
+# (All at once: every VM waits for them, and one after another they took
+# 37 s of the first minute, 6 CPU s, beside that minute's other jobs.)
+build_userspace() {
+	local cc=$1 out=$2 src name rc=0
+	local -A pid
+	mkdir -p "$out"
+	for src in "$root"/tests/userspace/*.c "$root"/samples/*.c; do
+		name=$(basename "$src" .c)
+		"$cc" "${ucflags[@]}" -o "$out/$name" "$src" >"$out.cc-$name.log" 2>&1 &
+		pid[$name]=$!
+	done
+	for name in "${!pid[@]}"; do
+		wait "${pid[$name]}" ||
+			{ rc=1; echo "check: $name failed to build with $cc:"; cat "$out.cc-$name.log"; }
+	done
+	return $rc
+}
+# userspace.ARCH: build/check/userspace (amd64) or userspace-ARCH, and
+# userspace-ARCH.ok when every program built (a row's VM records it).
+job_userspace() {
+	local a=$1 out=$build/userspace cc=gcc
+	[ "$a" = amd64 ] || out=$build/userspace-$a cc=$(ue_cross_prefix "$a")gcc
+	say "building userspace tests ($a)"
+	# (a VM row without them records "build fail userspace")
+	if ue_job "userspace $a" build_userspace "$cc" "$out"; then
+		echo ok >"$build/userspace-$a.ok"
+	fi
+}
+# The upstream selftests, built from linux-source (never committed).
+job_selftests() {
+	local a=$1 out=$build/selftests src
+	src=$(srctree)
+	if [ -z "$src" ]; then
+		[ "$a" != amd64 ] || record "host selftests fail build no linux-source tree to build them from"
+		return 0
+	fi
+	if [ "$a" = amd64 ]; then
+		say "building upstream user_events selftests from $src"
+		ue_job "selftests amd64" "$root/tests/selftests/build.sh" "$src" "$out" >>"$results"
+	else
+		CC=$(ue_cross_prefix "$a")gcc ue_job "selftests $a" "$root/tests/selftests/build.sh" "$src" \
+			"$out-$a" "$a" >>"$results"
+	fi
+}
+# The UAPI header alone, in strict C99 and as C++ (uapi.ok; without it no
+# amd64 row's userspace counts as built, as before).
+job_uapi() {
+	echo '#include <linux/user_events.h>' >"$build/uapi.c"
+	if gcc -std=c99 -pedantic -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
+		"$build/uapi.c" >"$build/cc-uapi.log" 2>&1 &&
+	   g++ -x c++ -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
+		"$build/uapi.c" >>"$build/cc-uapi.log" 2>&1; then
+		echo ok >"$build/uapi.ok"
+	else
+		echo "check: UAPI header does not compile standalone:"
+		cat "$build/cc-uapi.log"
+	fi
+}

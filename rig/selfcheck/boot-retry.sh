@@ -1,0 +1,51 @@
+#!/bin/bash
+# Host check of ue_boot_checked's retries (rig/lib/vm-lib.sh), with ue_boot
+# played by a stub: a QEMU killed by a signal before the guest printed
+# UE-BOOTED is booted again and said in a NOTE; one killed after it is not
+# (the module may have run: the caller fails it).
+# Prints "host boot_retry pass|fail <case> [detail]" lines.
+set -uo pipefail
+. "$(dirname "$0")/../lib/vm-lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+result() { echo "host boot_retry $1 $2${3:+ $3}"; }
+expect() { # case got want
+	if [ "$2" = "$3" ]; then result pass "$1"; else result fail "$1" "got '$2', want '$3'"; fi
+}
+mkdir -p "$work/row"
+# died_before: the first boot's QEMU aborts before user space, the second boots.
+boots=0
+ue_boot() {
+	boots=$((boots + 1))
+	if [ "$boots" = 1 ]; then
+		echo "[    1.4] pci 0000:00:02.0: probing" >"$3"
+		echo "qemu-system-x86_64: iotlb_to_section: Assertion failed." >"$3.qemu"
+		return 134
+	fi
+	printf 'UE-BOOTED test\nUE-DONE\n' >"$3"
+	: >"$3.qemu"
+	return 0
+}
+ue_boot_checked kroot initrd "$work/row/console.log" 10 >"$work/note"
+rc=$?
+note=$(cat "$work/note")
+expect died_before.status "$rc" 0
+expect died_before.boots "$boots" 2
+expect died_before.note "$note" "NOTE: row: QEMU died before the guest's user space (status 134: qemu-system-x86_64: iotlb_to_section: Assertion failed.), see docs/testing.md; booted once more (that log: $work/row/console.log.died-1.txt)"
+expect died_before.log_kept "$(cat "$work/row/console.log.died-1.txt" 2>&1)" "[    1.4] pci 0000:00:02.0: probing"
+# died_after: a QEMU that dies once the guest is in user space is not retried.
+rm -f "$work"/row/*
+boots=0
+ue_boot() {
+	boots=$((boots + 1))
+	echo "UE-BOOTED test" >"$3"
+	echo "qemu-system-x86_64: an assertion" >"$3.qemu"
+	return 134
+}
+ue_boot_checked kroot initrd "$work/row/console.log" 10 >"$work/note"
+rc=$?
+note=$(cat "$work/note")
+expect died_after.status "$rc" 134
+expect died_after.boots "$boots" 1
+expect died_after.no_note "$note" ""
+exit 0

@@ -1,0 +1,164 @@
+#!/bin/bash
+# The rule a VM's suites are judged by, checked on the build machine: the
+# guest's suite loop (rig/guest/guest-suites.sh) runs under busybox sh, as
+# in the guest, on fake suites (one that passes, one that exits early with
+# status 3, one that hangs past its "# suite-timeout: 2", one after it);
+# its output goes through rig/report/console-results.sh, whose every line
+# must be exactly the one expected; then a suite cut off with our module
+# loaded, which the loop unloads before the next suite. Then consoles that
+# stopped early.
+# Prints "host console pass|fail <case> [detail]" lines.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+result() { echo "host console $1 $2${3:+ $3}"; }
+parse() { "$root/rig/report/console-results.sh" R "$@"; }
+
+# expect CASE GOT WANT: one result line, exactly.
+expect() {
+	if [ "$2" = "$3" ]; then result pass "$1"
+	else result fail "$1" "got '$2', want '$3'"; fi
+}
+# line_of OUTPUT SUITE CASE: the result line of SUITE's CASE in OUTPUT.
+line_of() { awk -v s="$2" -v c="$3" '$2 == s && $4 == c' <<<"$1"; }
+
+t=$work/tests
+mkdir -p "$t"
+cat >"$t/10-good.sh" <<'EOF'
+echo "UE-RESULT good pass one"
+echo "UE-RESULT good pass two"
+EOF
+cat >"$t/20-early.sh" <<'EOF'
+echo "UE-RESULT early pass first"
+exit 3
+echo "UE-RESULT early pass never"
+EOF
+cat >"$t/30-hang.sh" <<'EOF'
+# suite-timeout: 2
+echo "UE-RESULT hang pass before_sleep"
+sleep 60
+echo "UE-RESULT hang pass after_sleep"
+EOF
+cat >"$t/40-after.sh" <<'EOF'
+echo "UE-RESULT after fail something wrong here"
+EOF
+# (the default limit, for the suites without their own: short, so that a
+# loop that waits for it shows in the time below)
+echo 30 >"$t/suite_timeout"
+
+t0=$(date +%s)
+: >"$work/no-modules"
+UE_GUEST_SYSRQ=/dev/null UE_GUEST_MODULES=$work/no-modules \
+	busybox sh "$root/rig/guest/guest-suites.sh" "$t" >"$work/console" 2>&1
+rc=$?
+secs=$(( $(date +%s) - t0 ))
+expect loop.exit_status "$rc" 0
+# The hang's 2 s, and 1 s the watchdog gives the kernel's task dump; a
+# loop that waited for the default limit would take 30 s, one that
+# waited for the hang 60 s. (Whole seconds of date +%s, and this check
+# runs at nice 10 beside the VMs, where a busy machine adds seconds.)
+if [ "$secs" -ge 2 ] && [ "$secs" -le 20 ]; then result pass loop.time
+else result fail loop.time "the loop took ${secs}s, want 2 to 20"; fi
+hang_end=$(grep '^UE-SUITE-END hang ' "$work/console")
+case $hang_end in
+"UE-SUITE-END hang rc=137 secs="[2-8]) result pass hang.killed_at_limit ;;
+*) result fail hang.killed_at_limit "'$hang_end'" ;;
+esac
+expect hang.timeout_line "$(grep -c '^UE-SUITE-TIMEOUT hang: ' "$work/console")" 1
+expect hang.rest_not_printed "$(grep -c 'after_sleep' "$work/console")" 0
+# busybox kill takes no "--": "kill -9 -- -PID" said "invalid number '--'"
+# (on every cut-off suite, the cold make check of 2026-11-27 included),
+# and killed the group only because it went on to the next argument.
+expect hang.kill_clean "$(grep -c 'invalid number' "$work/console")" 0
+
+out=$(parse "$work/console" good early hang after missing)
+expect good.completed "$(line_of "$out" good suite_completed)" "R good pass suite_completed"
+expect early.exit_status "$(line_of "$out" early suite_completed)" \
+	"R early fail suite_completed exit status 3; last case: early first (pass)"
+expect hang.cut_off "$(line_of "$out" hang suite_completed)" \
+	"R hang fail suite_completed cut off at its time limit (UE-SUITE-TIMEOUT), rc=137; last case: hang before_sleep (pass)"
+expect after.completed "$(line_of "$out" after suite_completed)" "R after pass suite_completed"
+expect missing.never_started "$(line_of "$out" missing suite_completed)" \
+	"R missing fail suite_completed never started (no UE-SUITE-START: the console stopped before it)"
+expect results.relayed "$(grep -v ' suite_completed' <<<"$out" | tr '\n' '|')" \
+	"R good pass one|R good pass two|R early pass first|R hang pass before_sleep|R after fail something wrong here|"
+expect results.count "$(grep -c . <<<"$out")" 10
+
+# A suite cut off with our module loaded fails alone: the loop unloads it,
+# and the next suite's insmod finds no module in its way (a race suite cut
+# off with user_events_race loaded once failed the row's five later suites:
+# "user_events_data already exists"). A fake /proc/modules and rmmod:
+# "insmod" adds a line, rmmod takes it away, but refuses for ever for
+# user_events_stuck (so that the loop's retries are seen to end).
+m=$work/mods
+mkdir -p "$m/tests"
+: >"$m/modules"
+cat >"$m/rmmod" <<EOF
+#!/bin/sh
+[ "\$1" != user_events_stuck ] || { echo "rmmod: can't unload module '\$1': Resource temporarily unavailable"; exit 1; }
+grep -v "^\$1 " "$m/modules" >"$m/modules.new"; mv "$m/modules.new" "$m/modules"
+EOF
+chmod +x "$m/rmmod"
+cat >"$m/tests/10-race.sh" <<EOF
+# suite-timeout: 2
+echo "fuse 1 0 - Live 0x0" >>"$m/modules"
+echo "user_events_race 1 0 - Live 0x0" >>"$m/modules"
+echo "UE-RESULT race pass insmod"
+sleep 60
+EOF
+cat >"$m/tests/20-next.sh" <<EOF
+if grep -q '^user_events' "$m/modules"; then echo "UE-RESULT next fail insmod user_events_data already exists"
+else echo "UE-RESULT next pass insmod"; echo "user_events 1 0 - Live 0x0" >>"$m/modules"; fi
+EOF
+echo 'echo "UE-RESULT leaves pass all"' >"$m/tests/30-leaves.sh"
+echo "echo 'user_events_stuck 1 0 - Live 0x0' >>'$m/modules'" >"$m/tests/40-stuck.sh"
+UE_GUEST_SYSRQ=/dev/null UE_GUEST_MODULES=$m/modules UE_GUEST_RMMOD=$m/rmmod UE_GUEST_UNLOAD_TRIES=2 \
+	busybox sh "$root/rig/guest/guest-suites.sh" "$m/tests" >"$m/console" 2>&1
+out=$(parse "$m/console" race next leaves stuck)
+expect cutoff.race_fails "$(line_of "$out" race suite_completed)" \
+	"R race fail suite_completed cut off at its time limit (UE-SUITE-TIMEOUT), rc=137; last case: race insmod (pass); unloaded after it: user_events_race"
+expect cutoff.next_insmod "$(line_of "$out" next insmod)" "R next pass insmod"
+expect cutoff.next_left_loaded "$(line_of "$out" next suite_completed)" \
+	"R next fail suite_completed left loaded what it loaded; unloaded after it: user_events"
+expect cutoff.leaves_passes "$(line_of "$out" leaves suite_completed)" "R leaves pass suite_completed"
+expect cutoff.only_ours_unloaded "$(cut -d' ' -f1 "$m/modules" | tr '\n' ' ')" "fuse user_events_stuck "
+expect cutoff.stuck_said "$(line_of "$out" stuck unloaded_after)" \
+	"R stuck fail unloaded_after user_events_stuck: rmmod: can't unload module 'user_events_stuck': Resource temporarily unavailable"
+
+# A console that stopped inside suite hang (the VM's time ran out).
+sed '/^UE-SUITE-TIMEOUT hang/,$d' "$work/console" >"$work/cut"
+out=$(parse "$work/cut" good early hang after)
+expect stopped.running "$(line_of "$out" hang suite_completed)" \
+	"R hang fail suite_completed did not end (no UE-SUITE-END: the console stopped); last case: hang before_sleep (pass)"
+expect stopped.after "$(line_of "$out" after suite_completed)" \
+	"R after fail suite_completed never started (no UE-SUITE-START: the console stopped before it)"
+expect stopped.good "$(line_of "$out" good suite_completed)" "R good pass suite_completed"
+# A console with nothing of the suites: each fails by name.
+: >"$work/empty"
+expect empty.all_failed "$(parse "$work/empty" good early | tr '\n' '|')" \
+	"R good fail suite_completed never started (no UE-SUITE-START: the console stopped before it)|R early fail suite_completed never started (no UE-SUITE-START: the console stopped before it)|"
+# Cut off, yet it ended with status 0 meanwhile (the watchdog's 1 s): fails.
+printf '%s\n' "UE-SUITE-START late" "UE-SUITE-TIMEOUT late: tasks and every task's kernel stack follow" \
+	"UE-SUITE-END late rc=0 secs=301" >"$work/late"
+expect late.cut_off "$(parse "$work/late" late)" \
+	"R late fail suite_completed cut off at its time limit (UE-SUITE-TIMEOUT), rc=0; last case: none reported"
+# A kernel message between the lines changes nothing; the last result
+# line of a suite is its own even when another suite name is in it.
+printf '%s\n' "UE-SUITE-START a" "UE-RESULT a pass x" "[   1.000000] foo" "UE-RESULT b pass y detail" \
+	"UE-SUITE-END a rc=1 secs=1" >"$work/other"
+expect other.last_case "$(line_of "$(parse "$work/other" a)" a suite_completed)" \
+	"R a fail suite_completed exit status 1; last case: b y (pass)"
+# The guest's clock against the host's (UE_VM_WALL): the debug VM whose
+# TSC was timed 3.6 times too slow had 1616 s of uptime after 461 s.
+printf '%s\n' "UE-RESULT a pass x" "UE-UPTIME 1616.53" >"$work/fast"
+expect clock.fast "$(UE_VM_WALL=461 parse "$work/fast" | grep clock_in_step)" \
+	"R vm fail clock_in_step the guest's uptime is 1616 s after 461 s on the host: its clock ran fast"
+expect clock.in_step "$(UE_VM_WALL=1500 parse "$work/fast" | grep clock_in_step)" \
+	"R vm pass clock_in_step"
+# No verdict without the host's time or the guest's uptime (a console cut
+# off before its end: what cut it off fails).
+expect clock.no_wall "$(parse "$work/fast" | grep -c clock_in_step)" 0
+expect clock.no_uptime "$(UE_VM_WALL=461 parse "$work/late" late | grep -c clock_in_step)" 0
+exit 0
