@@ -40,11 +40,12 @@
 # Exit status: 0 when the bench ran (target misses are printed as MISS and
 # listed at the end; UE_BENCH_STRICT=1 makes them exit 3), 1 when it could
 # not run or a measurement was not honest (BENCHERR in a guest).
-set -euo pipefail
+. "$(dirname "$0")/../rig/lib/prelude.sh"
+set -e
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/rig/lib/vm-lib.sh"
-export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+export UE_CACHE
 icount=${UE_BENCH_ICOUNT:-1}
 # Instruction counts repeat exactly, so fewer and shorter loops do there.
 if [ "$icount" = 1 ]; then
@@ -54,8 +55,7 @@ else
 fi
 scale=${UE_BENCH_SCALE:-10000}
 out=$root/build/bench
-say() { printf '== %s\n' "$*"; }
-die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+ue_log_prefix='bench: '
 
 t_start=$(date +%s)
 tree_status_before=$(git -C "$root" status --porcelain 2>&1)

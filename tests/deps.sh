@@ -158,7 +158,7 @@ ue_deps_install() {
 ue_deps_closure() {
 	local st sim rc key dir lists=${ue_deps_lists:-/var/lib/apt/lists}
 	local opts=("${ue_deps_apt_opts[@]}")
-	dir=${UE_CACHE:-$HOME/.cache/user-events-dkms}/deps-closures
+	dir=${UE_CACHE:?set by rig/lib/prelude.sh}/deps-closures
 	key=$( { printf '%s\n' "$@" -- "${ue_base_pkgs[@]}" -- "${opts[@]}" --
 		 find "$lists" -maxdepth 1 -type f \( -name '*Packages*' -o -name '*Release' \) \
 			-printf '%f %s %T@\n' | LC_ALL=C sort

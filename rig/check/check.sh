@@ -34,14 +34,14 @@
 # rig/check/graph.sh: every job, what it waits for and the pool it holds),
 # has ninja run the graph, and prints the report. Each job is one call of
 # rig/check/job.sh, whose work lives in a file per stage (stage-*.sh).
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rig=$root/rig
 . "$rig/lib/vm-lib.sh"
 . "$rig/check/timeline.sh"
 . "$rig/lib/matrix-lib.sh"
-export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+export UE_CACHE
 build=${UE_BUILD_DIR:-$root/build/check}
 export UE_BUILD_DIR=$build
 t_start=$(date +%s)
@@ -55,8 +55,6 @@ case ${UE_HOST_CHECKS:-1} in
 0 | 1) ;;
 *) echo "check: UE_HOST_CHECKS is 0 or 1, not ${UE_HOST_CHECKS}" >&2; exit 2 ;;
 esac
-
-say() { printf '== %s\n' "$*"; }
 
 # Results: one line per check in $build/results: "<kernel> <suite> pass|fail <case> [detail]".
 rm -rf "$build"

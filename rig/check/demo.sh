@@ -7,13 +7,14 @@
 # module cross-built in a chroot of its Debian release as make check
 # builds it.
 # Uses the rig of make check (vm-lib.sh, fetch-kernels.sh, the same cache).
-set -euo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
+set -e
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rig=$root/rig
 . "$rig/lib/vm-lib.sh"
 . "$rig/lib/matrix-lib.sh"
-export UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+export UE_CACHE
 arch=${UE_DEMO_ARCH:-amd64}
 case $arch in
 amd64|x86_64|x86|'') arch=amd64 entry=demo ;;
@@ -25,8 +26,7 @@ k=${UE_DEMO_KERNEL:-$(ue_matrix_one flags~demo arch=$arch -- name)}
 ue_matrix_one name="$k" made=debian -- name >/dev/null 2>&1 ||
 	{ echo "make demo: $k is no Debian row of rig/kernels.list" >&2; exit 2; }
 out=$root/build/demo
-say() { printf '== %s\n' "$*"; }
-log() { say "$*"; }
+ue_log_prefix='== ' ue_log_fd=1
 
 ue_deps_path "$entry" "$out/path"
 say "fetching kernel $k into $UE_CACHE (cached after the first time)"

@@ -48,7 +48,7 @@
 # order of this file: the VM rows longest first (the debug kernels' take 9
 # to 14 min, a Debian kernel's 2 to 5) and their modules in that order, the
 # install test's boots and user-events-run's checks last.
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 rig=$(cd "$(dirname "$0")/.." && pwd)
 build=${UE_BUILD_DIR:?}

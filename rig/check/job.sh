@@ -10,7 +10,7 @@
 # one already did). A non-zero status is a bug of the rig's, recorded as a
 # failure of the job, and check.sh fails every job that never ended, by
 # name.
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 id=$1
 rig=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +26,7 @@ for f in "$rig"/check/stage-*.sh; do
 	# shellcheck source=/dev/null
 	. "$f"
 done
-say() { printf '== %s\n' "$*"; }
-log() { printf '== %s\n' "$*"; }
+ue_log_prefix='== ' ue_log_fd=1
 record() { echo "$*" >>"$results"; }
 # Our kernels' directories, once their jobs built them.
 for k in $debug_kernels; do

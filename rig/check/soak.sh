@@ -10,7 +10,7 @@
 # DURATION: seconds, or a number with s, m or h (default 1h). The VM's own
 # limits grow with it: the guest's cut-off of a suite is DURATION + 10 min,
 # the VM's DURATION + 15 min.
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/rig/lib/matrix-lib.sh"

@@ -30,15 +30,13 @@
 #            Architecture: all .deb of make deb); prints what DKMS built.
 #            Logs in WORK.
 # Times of each step go to stderr.
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 . "$here/../lib/apt-lib.sh"
 . "$here/../lib/chroot-lib.sh"
 
-log() { printf '== arm64-root: %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
+ue_log_prefix='== arm64-root: '
 
 # What the root has besides minbase: as the other chroots (make, kmod,
 # ca-certificates), and dkms.

@@ -34,15 +34,13 @@
 # Host programs: apt-get, dpkg-deb, sha256sum, <triplet>-readelf and
 # qemu-<cpu>-static (tests/deps.sh, make check). Times of each step go to
 # stderr as "== cross-tools: <step>: <n>s".
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 . "$here/../lib/vm-lib.sh"
 . "$here/../lib/apt-lib.sh"
 
-log() { printf '== cross-tools: %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
+ue_log_prefix='== cross-tools: '
 
 [ $# = 3 ] || die "usage: $0 RELEASE ARCH OUT"
 rel=$1 arch=$2 out=$3

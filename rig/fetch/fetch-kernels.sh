@@ -17,13 +17,12 @@
 #
 # Usage: fetch-kernels.sh [name...]   (default: every row)
 # Exit status is non-zero if any requested kernel could not be fetched.
-set -euo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
+set -e
 
 here=$(cd "$(dirname "$0")" && pwd)
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 
-log() { printf 'fetch-kernels: %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
+ue_log_prefix='fetch-kernels: '
 
 . "$here/../lib/apt-lib.sh"
 . "$here/../lib/vm-lib.sh"

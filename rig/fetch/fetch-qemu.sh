@@ -22,13 +22,12 @@
 # Usage: fetch-qemu.sh [--cached]
 #   --cached: the newest QEMU already in the cache, if there is one, without
 #   asking the mirror for a newer (user-events-run: no network when warm).
-set -euo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
+set -e
 
 here=$(cd "$(dirname "$0")" && pwd)
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 
-log() { printf 'fetch-qemu: %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
+ue_log_prefix='fetch-qemu: '
 
 . "$here/../lib/apt-lib.sh"
 

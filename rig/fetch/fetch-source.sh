@@ -10,13 +10,12 @@
 #                             rig/kernels.list has (7.3 of
 #                             trixie-backports today), in
 #                             $UE_CACHE/source-X.Y/linux-source-X.Y/
-set -euo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
+set -e
 
 here=$(cd "$(dirname "$0")" && pwd)
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 
-log() { printf 'fetch-source: %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
+ue_log_prefix='fetch-source: '
 
 . "$here/../lib/apt-lib.sh"
 . "$here/../lib/matrix-lib.sh"

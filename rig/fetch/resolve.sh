@@ -14,11 +14,10 @@
 # run's build/check/kernels.lock) instead: the same packages again.
 #
 # Usage: resolve.sh [name...]   (default: every Debian row)
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
-log() { printf 'resolve: %s\n' "$*" >&2; }
+ue_log_prefix='resolve: '
 . "$here/../lib/apt-lib.sh"
 . "$here/../lib/matrix-lib.sh"
 

@@ -26,14 +26,12 @@
 #     shard's (the shards ran at once).
 # Exits non-zero on any failure (report.sh), or 2 on a usage error.
 # Usage: check-report.sh DIR...
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rig=$root/rig
 . "$rig/lib/matrix-lib.sh"
 out=${UE_REPORT_DIR:-$root/build/check-report}
-
-say() { printf '== %s\n' "$*"; }
 
 if [ $# = 0 ]; then
 	echo "usage: check-report.sh DIR... (the results directories of make check's shards: UE_BUILD_DIR)" >&2

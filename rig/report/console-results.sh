@@ -25,7 +25,7 @@
 #    (1616 s of uptime after 461 s), and only the limits it tripped failed.
 # Used by boot_and_run (rig/lib/boot-lib.sh); checked by
 # rig/selfcheck/console.sh on the output of guest-suites.sh run on fake suites.
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 row=$1 console=$2
 shift 2
 awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '

@@ -17,7 +17,7 @@
 # are no UTF-8: a detail can carry console text. report.sh writes
 # build/check/junit.xml with it (and so make check-report its merge's).
 # Usage: junit.sh RESULTS OUT
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 if [ $# != 2 ]; then
 	echo "usage: junit.sh RESULTS OUT" >&2

@@ -6,7 +6,7 @@
 # last line "N passed, N failed"; and writes the results as JUnit XML
 # beside them (junit.xml: rig/report/junit.sh). Exits non-zero on any failure.
 # Usage: report.sh RESULTS LOCK NOTES SECONDS ROW...
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 results=$1 lock=$2 notes=$3 secs=$4
 shift 4
 

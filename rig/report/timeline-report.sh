@@ -14,7 +14,7 @@
 # that waits for none. Without them it is read from the times alone: for
 # each job, the job that ended last before it started.
 # Usage: timeline-report.sh TIMELINE [GRAPH DEPS]
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 tl=$1 graph=${2:-} deps=${3:-}
 
 if [ ! -s "$tl" ]; then

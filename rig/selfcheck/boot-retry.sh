@@ -4,7 +4,7 @@
 # UE-BOOTED is booted again and said in a NOTE; one killed after it is not
 # (the module may have run: the caller fails it).
 # Prints "host boot_retry pass|fail <case> [detail]" lines.
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/../lib/vm-lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -12,7 +12,7 @@
 # empty a shard's.
 # Prints one line per check: "host check-report pass|fail <case> [detail]".
 # Usage: check-report.sh
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)

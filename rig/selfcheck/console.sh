@@ -8,7 +8,7 @@
 # loaded, which the loop unloads before the next suite. Then consoles that
 # stopped early.
 # Prints "host console pass|fail <case> [detail]" lines.
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)

@@ -15,7 +15,7 @@
 # says so: the check can fail.
 # Prints one line per check: "host junit pass|fail <case> [detail]".
 # Usage: junit.sh
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)

@@ -8,7 +8,7 @@
 # builds. Then the reader on a file of its own: conditions, fields, the
 # file's order, and a malformed line refused, named.
 # Prints "host matrix pass|fail <case> [detail]" lines.
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/rig/lib/matrix-lib.sh"
 work=$(mktemp -d)

@@ -6,7 +6,7 @@
 # function ends in a non-zero status fails by name; and the chroots' lock
 # that make check and user-events-run share.
 # Prints "host rig_jobs pass|fail <case> [detail]" lines.
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 rig=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

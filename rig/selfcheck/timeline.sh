@@ -4,7 +4,7 @@
 # whose exact output is below.
 # Prints one line per check: "host timeline pass|fail <case> [detail]".
 # Usage: timeline.sh
-set -uo pipefail
+. "$(dirname "$0")/../lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/rig/check/timeline.sh"

@@ -10,7 +10,7 @@
 # program is then missing: the check can fail.
 # Prints one line per check: "host deps pass|fail <case> [detail]".
 # Usage: deps.sh KERNELS-LOCK   (make check's build/check/kernels.lock)
-set -uo pipefail
+. "$(dirname "$0")/../../rig/lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/deps.sh"
@@ -61,7 +61,6 @@ done
 # with the private apt state their versions came from (resolve.sh): the
 # machine's own lists may not know a kernel published since they were
 # updated (linux-headers-6.1.0-57-amd64 on 2026-11-28, lists 6 hours old).
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 . "$root/rig/lib/apt-lib.sh"
 mapfile -t ue_deps_apt_opts < <(ue_apt_opts bookworm)
 ue_deps_lists=$UE_CACHE/apt-bookworm/state/lists

@@ -21,13 +21,11 @@
 #   other architecture's in the cache's kernels/ whose cross compiler and
 #   linux-kbuild a chroot has, the probes run for each (2 to 4 CPU
 #   seconds a kernel).
-set -uo pipefail
+. "$(dirname "$0")/../../rig/lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-log() { echo "$*" >&2; }
 . "$root/rig/lib/chroot-lib.sh"
 
 result() { echo "host probes $1 $2${3:+ $3}"; }

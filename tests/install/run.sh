@@ -28,12 +28,11 @@
 # Prints "<kernel> install pass|fail <case> [detail]" lines ("host" with
 # "<release>." before the case for the package-level checks); progress goes
 # to stderr, logs to WORKDIR.
-set -uo pipefail
+. "$(dirname "$0")/../../rig/lib/prelude.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rig=$root/rig
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 . "$rig/lib/vm-lib.sh"
 . "$rig/lib/apt-lib.sh"
 . "$rig/lib/chroot-lib.sh"
@@ -49,7 +48,7 @@ version=$(cat "$root/VERSION")
 vm_timeout=${UE_VM_TIMEOUT:-600}
 debs=$(dirname "$work")/debs
 
-log() { printf '== install%s: %s\n' "${release:+ $release}" "$*" >&2; }
+ue_log_prefix="== install${release:+ $release}: "
 result() { echo "$1 install $2 $3${4:+ $4}"; }
 hres() { result host "$1" "${release:+$release.}$2" "${3:-}"; }
 

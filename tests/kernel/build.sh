@@ -16,12 +16,12 @@
 # in base.config rebuilds every flavour). Like a fetched kernel, the directory
 # holds "kdir", "release" and boot/vmlinuz-<release>; mods/ holds its
 # modules (kunit.ko); "source" names the package and version built. Prints it.
-set -euo pipefail
+. "$(dirname "$0")/../../rig/lib/prelude.sh"
+set -e
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
-log() { printf 'testkernel: %s\n' "$*" >&2; }
+ue_log_prefix='testkernel: '
 
 flavour=${1:-debug}
 # debug-newest: the debug kernel from the newest linux-source Debian ships.

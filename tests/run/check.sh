@@ -14,7 +14,7 @@
 # before a boot cost none.
 # Prints "<kernel> run pass|fail <case> [detail]" lines.
 # Usage: check.sh KERNEL WORKDIR   (KERNEL: a row of rig/kernels.list)
-set -uo pipefail
+. "$(dirname "$0")/../../rig/lib/prelude.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -185,7 +185,7 @@ if [ -n "$a64" ]; then
 fi
 # This machine's Debian mirrors (UE_MIRROR where make check runs with one),
 # read now from its apt configuration, for the cases that give them.
-cache=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+cache=$UE_CACHE
 log() { :; }
 UE_CACHE=$cache . "$root/rig/lib/apt-lib.sh"
 m=$(machine_mirror) s=$(machine_security_mirror)
@@ -205,7 +205,7 @@ own_failure fail_fetch nofetch 121 "kernel $k could not be fetched"
 # The module does not build: a --kernel-dir whose headers are no headers.
 kd=$w/kdir
 mkdir -p "$kd/build/include/generated"
-ln -s "$(readlink -f "${UE_CACHE:-$HOME/.cache/user-events-dkms}/kernels/$k")/boot/vmlinuz-$(cat "${UE_CACHE:-$HOME/.cache/user-events-dkms}/kernels/$k/release")" "$kd/vmlinuz"
+ln -s "$(readlink -f "$UE_CACHE/kernels/$k")/boot/vmlinuz-$(cat "$UE_CACHE/kernels/$k/release")" "$kd/vmlinuz"
 echo '#define UTS_RELEASE "0.0.0-no-headers"' >"$kd/build/include/generated/utsrelease.h"
 printf 'CONFIG_%s=y\n' 9P_FS NET_9P_VIRTIO VIRTIO_PCI VIRTIO_CONSOLE >"$kd/build/.config"
 runit nobuild --kernel-dir "$kd" -- true

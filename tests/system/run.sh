@@ -27,17 +27,16 @@
 #                                      .debs of make deb
 #        run.sh boot NAME WORK NOTES   its boots
 # Prints "host system pass|fail NAME.<case> [detail]" lines; logs in WORK.
-set -uo pipefail
+. "$(dirname "$0")/../../rig/lib/prelude.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rig=$root/rig
-UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
-log() { printf '== system %s: %s\n' "${name:-}" "$*" >&2; }
 . "$rig/lib/apt-lib.sh"
 . "$rig/lib/vm-lib.sh"
 
 phase=$1 name=${2:-} work=${3:-} notes=/dev/null
+ue_log_prefix="== system $name: "
 version=$(cat "$root/VERSION")
 result() { echo "host system $1 $name.$2${3:+ $3}"; }
 check_eq() { # CASE GOT WANT

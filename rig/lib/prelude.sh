@@ -1,0 +1,29 @@
+# The start every host script of the rig shares (bash), sourced before
+# anything else it does:
+#   . "$(dirname "$0")/../lib/prelude.sh"        (a script in rig/*/)
+#   . "$root/rig/lib/prelude.sh"                 (elsewhere, root known)
+# Not for what runs in a guest or a chroot (rig/guest/, tests/install/
+# in-chroot.sh, tests/system/guest-test): those have only busybox sh or
+# the chroot's own files, and stay self-contained.
+#
+# It sets:
+#   strict mode   set -uo pipefail; a script that stops at the first
+#                 failing command adds set -e itself
+#   UE_CACHE      the cache directory: ~/.cache/user-events-dkms unless the
+#                 caller set it (not exported: a script whose children read
+#                 it exports it)
+#   log MESSAGE   a progress line: MESSAGE after $ue_log_prefix (default
+#                 none), on stderr, or on the descriptor $ue_log_fd (1: the
+#                 script's own output, as make check's jobs print theirs)
+#   die MESSAGE   the same line (whatever log the script has), then exit 1
+#   say MESSAGE   "== MESSAGE" on stdout, make check's progress lines
+# ue_log_prefix and ue_log_fd are read at each call: a script sets them
+# before or after sourcing this file. A script with a log of its own (one
+# that says nothing unless asked) defines it after sourcing.
+set -uo pipefail
+
+UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
+
+log() { printf '%s%s\n' "${ue_log_prefix-}" "$*" >&"${ue_log_fd:-2}"; }
+die() { printf '%s%s\n' "${ue_log_prefix-}" "$*" >&"${ue_log_fd:-2}"; exit 1; }
+say() { printf '== %s\n' "$*"; }
