@@ -56,10 +56,12 @@ case ${UE_HOST_CHECKS:-1} in
 *) echo "check: UE_HOST_CHECKS is 0 or 1, not ${UE_HOST_CHECKS}" >&2; exit 2 ;;
 esac
 
-# Results: one line per check in $build/results: "<kernel> <suite> pass|fail <case> [detail]".
+# Results: one line per check, "<kernel> <suite> pass|fail <case> [detail]",
+# a file a job in build/check/results.d/ (job.sh), and this script's own in
+# results.d/check; joined in build/check/results at the end.
 rm -rf "$build"
-mkdir -p "$build/stamps"
-results=$build/results
+mkdir -p "$build/results.d"
+results=$build/results.d/check
 : >"$results"
 record() { echo "$*" >>"$results"; }
 # The timeline: a line per job (ue_job, rig/check/timeline.sh), read by report.sh.
@@ -116,22 +118,58 @@ fi
 
 # --- the rows' facts, for every job (build/check/env.sh) -----------------------
 # kernels.list gives each row how it is made (kmade: a Debian package, or
-# ours), its flavour (ours: tests/kernel/build.sh's), level (full,
-# short or config), VM limit, extra suites, flags and architecture (the flavour's),
-# and each Debian row its release (whose chroot builds its module); the
-# packages come later, from the resolve job (build/check/kernels.lock).
-# The rows go in UE_KERNELS's order: stock, Debian's; debug_kernels, ours.
-declare -A krel klevel karch kroot kmade kflavour klimit kextra kflags
-while read -r k made rel fl level limit extra flags arch; do
+# ours), its series, flavour (ours: tests/kernel/build.sh's), level (full,
+# short or config), VM limit, extra suites, flags and architecture (the
+# flavour's), and each Debian row its release (whose chroot builds its
+# module). The rows go in UE_KERNELS's order: stock, Debian's;
+# debug_kernels, ours. A row's kernel directory (kroot): a Debian row's in
+# the cache, ours through the link its kernel job makes (graph.sh).
+declare -A krel klevel karch kroot kmade kseries kflavour klimit kextra kflags arm64_install
+while read -r k made rel series fl level limit extra flags arch; do
 	[[ " $kernels " == *" $k "* ]] || continue
-	kmade[$k]=$made kflavour[$k]=$fl klevel[$k]=$level klimit[$k]=$limit
+	kmade[$k]=$made kseries[$k]=$series kflavour[$k]=$fl klevel[$k]=$level klimit[$k]=$limit
 	kextra[$k]=$extra kflags[$k]=$flags karch[$k]=$arch
-	[ "$made" = ours ] || krel[$k]=$rel kroot[$k]=$UE_CACHE/kernels/$k
-done < <(ue_matrix -- name made release flavour level limit extra flags arch)
-stock= debug_kernels=
+	if [ "$made" = ours ]; then
+		kroot[$k]=$build/kernels/$k
+	else
+		krel[$k]=$rel kroot[$k]=$UE_CACHE/kernels/$k
+	fi
+done < <(ue_matrix -- name made release series flavour level limit extra flags arch)
+stock= debug_kernels= newest_kernels=
 for k in $kernels; do
-	if [ "${kmade[$k]}" = ours ]; then debug_kernels="$debug_kernels $k"; else stock="$stock $k"; fi
+	if [ "${kmade[$k]}" = ours ]; then
+		debug_kernels="$debug_kernels $k"
+		[ "${kseries[$k]}" != any ] || newest_kernels="$newest_kernels $k"
+	else
+		stock="$stock $k"
+	fi
 done
+
+# --- the Debian rows, resolved to packages (build/check/kernels.lock) -----------
+# Before the graph: a row the mirror does not serve (kernels.list allows
+# it: unserved-ok) leaves the run, said in the notes; one that resolves to
+# no package fails, and neither has jobs.
+lock=$build/kernels.lock
+: >"$lock"
+if [ -n "$stock" ]; then
+	say "resolving${UE_KERNELS_LOCK:+ (from $UE_KERNELS_LOCK)}:$stock"
+	# shellcheck disable=SC2086
+	ue_job resolve "$rig/fetch/resolve.sh" $stock >"$lock"
+	grep '^# NOTE' "$lock" | sed 's/^# NOTE /NOTE: /' >>"$notes"
+	grep '^# UNSERVED' "$lock" | sed 's/^# UNSERVED \([^ ]*\)/NOTE: \1 NOT TESTED:/' >>"$notes"
+	grep -v '^#' "$lock" | sed 's/^/   /'
+	served=
+	for k in $stock; do
+		if grep -q "^# UNSERVED $k " "$lock"; then
+			kernels=$(echo " $kernels " | sed "s/ $k / /")
+		elif awk -v k="$k" '$1 == k && NF == 7 { f = 1 } END { exit !f }' "$lock"; then
+			served="$served $k"
+		else
+			record "$k fetch fail kernel $(grep "^# MISSING $k " "$lock" | cut -d' ' -f4-)"
+		fi
+	done
+	stock=$served
+fi
 releases=$(for k in $stock; do echo "${krel[$k]}"; done | sort -u | tr '\n' ' ')
 # This machine's release, where the run has its chroot: our kernels' modules
 # are built there, with this machine's compiler and a ccache
@@ -151,31 +189,47 @@ run_kernel=
 for k in $(ue_matrix flags~run -- name) $stock; do
 	[[ " $stock " == *" $k "* ]] && [ "${karch[$k]}" = amd64 ] && { run_kernel=$k; break; }
 done
+# The install test's DKMS step in an arm64 root (qemu-user: minutes, and a
+# kernel's headers stay in the root, rig/fetch/arm64-root.sh) takes one
+# arm64 row a release, its first in kernels.list's order, but not one
+# whose kernel lacks KALLSYMS_ALL (kernels.list: no-kallsyms-all): DKMS
+# there would need the System.map of its -dbg package. The rows left out
+# are said in the notes.
+for k in $stock; do
+	[ "${karch[$k]}" = arm64 ] || continue
+	r=${krel[$k]}
+	if [[ ${kflags[$k]} == *no-kallsyms-all* ]]; then
+		echo "NOTE: $k: no install test (the .deb with DKMS in an arm64 root): its kernel has no KALLSYMS_ALL, and DKMS there would need the System.map of its -dbg package" >>"$notes"
+	elif [ -z "${arm64_install[$r]:-}" ]; then
+		arm64_install[$r]=$k
+	else
+		echo "NOTE: $k: no install test (the .deb with DKMS in an arm64 root): ${arm64_install[$r]}'s stands for $r's arm64 kernels" >>"$notes"
+	fi
+done
 {
-	declare -p krel klevel karch kroot kmade kflavour klimit kextra kflags
-	for v in root rig build results notes kernels stock debug_kernels releases own_release sample run_kernel; do
+	declare -p krel klevel karch kroot kmade kseries kflavour klimit kextra kflags arm64_install
+	for v in root rig build notes kernels stock debug_kernels newest_kernels releases own_release sample run_kernel; do
 		printf '%s=%q\n' "$v" "${!v}"
 	done
 	printf 'vms_only=%q host_checks=%q\n' "${UE_VMS_ONLY:-0}" "${UE_HOST_CHECKS:-1}"
-	printf 'lock=%q ubin=%q sbin=%q troot=%q\n' "$build/kernels.lock" "$build/userspace" \
+	printf 'lock=%q ubin=%q sbin=%q troot=%q\n' "$lock" "$build/userspace" \
 		"$build/selftests" "$build/tools-root"
 } >"$build/env.sh"
 
 # --- the job graph, run by ninja --------------------------------------------------
 "$rig/check/graph.sh" >"$build/build.ninja" || { echo "check: rig/check/graph.sh failed" >&2; exit 1; }
 say "job graph: $(grep -c . "$build/jobs.list") jobs (build/check/build.ninja); ninja runs them"
-# -k 0: a job that fails (a bug in the rig: a job records its checks'
-# failures and succeeds) stops only what waits for it.
+# -k 0: a job that cannot make its product fails, and only what waits for
+# it is left out.
 ninja -C "$build" -f build.ninja -k 0 -j "$(grep -c . "$build/jobs.list")"
-# A job that never ended (it crashed, or waited for one that did) fails by name.
-while read -r id; do
-	[ -f "$build/stamps/$id" ] || record "host graph fail $id the job never ended: see ninja's output above"
-done <"$build/jobs.list"
-# (our kernels' lines, which their jobs wrote apart: the resolve job writes
-# the lock whenever it ends)
-cat "$build"/*.lockline >>"$build/kernels.lock" 2>/dev/null
-# (rows the mirror does not serve leave the run, said in the notes)
-for k in $(cat "$build/unserved" 2>/dev/null); do kernels=$(echo " $kernels " | sed "s/ $k / /"); done
+# A job that never ran fails by name.
+"$rig/check/not-run.sh" >>"$results"
+# (our kernels' lines, from what their jobs built)
+for k in $debug_kernels; do
+	[ -f "${kroot[$k]}/source" ] || continue
+	read -r spkg sver <"${kroot[$k]}/source"
+	echo "$k ours tests/kernel $spkg $(cat "${kroot[$k]}/release") $sver full" >>"$lock"
+done
 
 # --- the checkout: as make check found it -------------------------------------
 # (what was changed before it started may stay changed; nothing more may be)
@@ -196,5 +250,8 @@ secs=$(( $(date +%s) - t_start ))
 echo "$secs" >"$build/seconds"
 if [ "${UE_VMS_ONLY:-0}" = 1 ]; then echo 0; else echo "${UE_HOST_CHECKS:-1}"; fi >"$build/host-checks"
 for k in $kernels; do echo "$k"; done >"$build/rows"
+while read -r id; do
+	cat "$build/results.d/$id"{,.failed,.part} 2>/dev/null
+done <"$build/jobs.list" | cat "$build/results.d/check" - >"$build/results"
 # shellcheck disable=SC2086
-"$rig/report/report.sh" "$results" "$build/kernels.lock" "$notes" "$secs" $kernels
+"$rig/report/report.sh" "$build/results" "$build/kernels.lock" "$notes" "$secs" $kernels

@@ -1,12 +1,21 @@
 #!/bin/bash
-# make check's job graph, stated once: every job, the jobs it waits for and
-# the pool whose slot it holds, written as build/check/build.ninja for ninja
-# to run (and the jobs' names, a line each, in build/check/jobs.list; each
-# job and the jobs it waits for, tab-separated, in build/check/deps.tsv).
+# make check's job graph, stated once: every job, the jobs it waits for, the
+# pool whose slot it holds and the file it makes, written as
+# build/check/build.ninja for ninja to run (and the jobs' names, a line
+# each, in build/check/jobs.list; each job and the jobs it waits for,
+# tab-separated, in build/check/deps.tsv; each job and its product in
+# build/check/products.tsv).
 # Reads build/check/env.sh (check.sh: the rows and their facts). A job is
 # "KIND.ARG" (modules.6.1, vm.debug, install-steps.trixie-arm64), run by
-# rig/check/job.sh KIND.ARG, and ends in build/check/stamps/KIND.ARG; what it
-# found is in the results, never in its exit status (job.sh).
+# rig/check/job.sh KIND.ARG.
+#
+# The job contract: a job's product is a real file (product, below: a
+# row's kernel, its module's .ko, a VM's console, the .debs, an unpacked
+# source tree); a job that cannot make it exits non-zero, so that ninja
+# (-k 0) runs none of the jobs that wait for it, and the report names each
+# of those as not run (check.sh). What a job checked is in its result
+# lines, build/check/results.d/ID; a job whose product is those lines (a
+# host check, a test of the package) ends in 0 whatever they say.
 #
 # Pools, the resources a job holds:
 #   vm      a VM slot: UE_VM_JOBS (default 2). A Debian kernel's VM keeps
@@ -44,6 +53,22 @@
 #           in it), one: that step took an install slot for 2754 s niced
 #           beside a debug kernel's build, and the amd64 releases' steps,
 #           and their boots, waited for it
+# Priorities (nice, priority below), within a pool and across them: our
+# kernels' builds above all (-5, as root): on an empty cache they and then
+# their VMs are the longest chain (in a cold run the two builds got half a
+# core beside the VMs, and the newer one's ended at 3509 s of 4148);
+# cached, they take nothing. At 0: a VM, our rows' modules (the longest VMs
+# wait for them), the test programs (every VM waits for them: at nice 5
+# beside the first minute's jobs, 6 CPU s took 65 s), the .debs (the
+# install steps and the booted systems wait for them), the systems' images
+# and disks (niced, a disk took 300 s for 25 CPU s, and on an empty cache
+# trixie's mmdebstrap 1339 s for 46 CPU s, the longest chain of the run),
+# what every Debian row waits for first (fetches, chroots, headers), and
+# the emu pool's arm64 root and DKMS step (qemu-user: on an empty cache,
+# 25 min or more). At 5: the Debian rows' modules, the UAPI check, the
+# tools, and the amd64 install steps (user-events-run's checks and the
+# install test's boots wait for them: at 10 beside the VMs they got a
+# tenth of a core and ended the run). The host checks at 10.
 # Within a pool, and among jobs ready at once, ninja starts them in the
 # order of this file: the VM rows longest first (the debug kernels' take 9
 # to 14 min, a Debian kernel's 2 to 5) and their modules in that order, the
@@ -57,17 +82,59 @@ build=${UE_BUILD_DIR:?}
 jobs=$build/jobs.list
 : >"$jobs"
 : >"$build/deps.tsv"
+: >"$build/products.tsv"
 
+version=$(cat "$root/VERSION")
+# product ID: the file job ID makes, under build/check (the one place that
+# says it: job.sh and check.sh read products.tsv). Our kernels, the
+# fetched ones, the chroots, linux-source and the arm64 roots live in the
+# cache: their product is a link to them, made once they are whole.
+product() {
+	local a=${1#*.}
+	case $1 in
+	kernel.* | fetch.*) echo "kernels/$a" ;;
+	linux-source | linux-source-newest) echo "source/$1" ;;
+	chroot.*) echo "chroots/$a" ;;
+	headers.*) echo "chroots/$a.headers" ;;
+	arm64-root.*) echo "arm64-roots/$a" ;;
+	userspace.amd64) echo userspace ;;
+	selftests.amd64) echo selftests ;;
+	tools.amd64) echo tools-root ;;
+	userspace.* | selftests.*) echo "${1%%.*}-$a" ;;
+	tools.*) echo "tools-root-$a" ;;
+	uapi) echo uapi.o ;;
+	modules.*) echo "$a/mod/user_events.ko" ;;
+	vm.*) echo "$a/console.log.txt" ;;
+	debs) echo "install/debs/user-events-dkms_${version}_all.deb" ;;
+	system-image.*) echo "system/$a.root" ;;
+	system-disk.*) echo "system/$a/disk.img" ;;
+	# (the tests: their result lines)
+	*) echo "results.d/$1" ;;
+	esac
+}
+# priority ID: the job's nice level (the header says why).
+priority() {
+	case $1 in
+	kernel.*) echo -5 ;;
+	modules.*) if [ "${kmade[${1#*.}]}" = ours ]; then echo 0; else echo 5; fi ;;
+	install-steps.*-arm64) echo 0 ;;
+	uapi | tools.* | install-steps.*) echo 5 ;;
+	host.*) echo 10 ;;
+	*) echo 0 ;;
+	esac
+}
 # edge ID POOL [JOB...]: the job ID, holding a slot of POOL (- for none),
-# after the jobs named.
+# after the jobs named: it reads their products.
 edge() {
 	local id=$1 pool=$2 j deps=
 	shift 2
-	for j in "$@"; do deps="$deps stamps/$j"; done
-	printf 'build stamps/%s: job%s\n  id = %s\n' "$id" "${deps:+ |$deps}" "$id"
+	for j in "$@"; do deps="$deps $(product "$j")"; done
+	printf 'build %s: job%s\n  id = %s\n  nice = %s\n' "$(product "$id")" "${deps:+ |$deps}" \
+		"$id" "$(priority "$id")"
 	[ "$pool" = - ] || printf '  pool = %s\n' "$pool"
 	echo "$id" >>"$jobs"
 	printf '%s\t%s\n' "$id" "$*" >>"$build/deps.tsv"
+	printf '%s\t%s\n' "$id" "$(product "$id")" >>"$build/products.tsv"
 }
 # rows_of RELEASE ARCH: the Debian rows of RELEASE and ARCH.
 rows_of() {
@@ -116,25 +183,30 @@ pool system
 pool emu
   depth = 1
 rule job
-  command = $rig/check/job.sh \$id
+  command = $rig/check/job.sh \$id \$nice
   description = \$id
 
 EOP
 
 # --- what the VMs stand on ------------------------------------------------------
-[ -z "$stock" ] || edge resolve -
-for k in $debug_kernels; do edge "kernel.$k" kernel; done
+# (the rows are resolved already: check.sh, kernels.lock)
 edge linux-source fetch
+[ -z "$newest_kernels" ] || edge linux-source-newest fetch
+for k in $debug_kernels; do
+	# (series any: the newest linux-source, kernels.list)
+	if [[ " $newest_kernels " == *" $k "* ]]; then
+		edge "kernel.$k" kernel linux-source-newest
+	else
+		edge "kernel.$k" kernel linux-source
+	fi
+done
 # (this machine's release first: our kernels' modules are built in it)
 [ -z "$own_release" ] || edge "chroot.$own_release" chroot
 for r in $releases; do
 	[ "$r" = "$own_release" ] || edge "chroot.$r" chroot
 done
-for k in $stock; do edge "fetch.$k" fetch resolve; done
-for r in $releases; do
-	# shellcheck disable=SC2046
-	edge "headers.$r" - "chroot.$r" $(fetches_of $(rows_of "$r" amd64) $(rows_of "$r" arm64))
-done
+for k in $stock; do edge "fetch.$k" fetch; done
+for r in $releases; do edge "headers.$r" - "chroot.$r"; done
 for a in $arches; do
 	edge "userspace.$a" progs
 	edge "selftests.$a" progs linux-source
@@ -149,7 +221,7 @@ for k in $order; do
 		# shellcheck disable=SC2046
 		edge "modules.$k" build "kernel.$k" $([ -z "$own_release" ] || echo "chroot.$own_release")
 	else
-		edge "modules.$k" build "headers.${krel[$k]}"
+		edge "modules.$k" build "headers.${krel[$k]}" "fetch.$k"
 	fi
 done
 for k in $order; do
@@ -161,10 +233,7 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	# --- host checks --------------------------------------------------------------
 	# (a shard of a CI matrix leaves them, and user-events-run's, to another:
 	# UE_HOST_CHECKS=0, rig/report/check-report.sh)
-	# (resolve, where the run has Debian rows: a run of our kernels alone has
-	# no lock, and ninja refuses a graph whose job waits for no job)
-	# shellcheck disable=SC2046
-	edge host.deps host $([ -z "$stock" ] || echo resolve)
+	edge host.deps host
 	edge host.timeline -
 	edge host.console -
 	edge host.boot-retry -
@@ -193,12 +262,11 @@ if [ "$vms_only" != 1 ]; then
 		rows=$(rows_of "$r" amd64)
 		# shellcheck disable=SC2086
 		[ -z "$rows" ] || edge "install-steps.$r" install debs userspace.amd64 $(modules_of $rows)
-		rows=$(rows_of "$r" arm64)
-		[ -n "$rows" ] || continue
-		# shellcheck disable=SC2046,SC2086
-		edge "arm64-root.$r" emu $(fetches_of $rows)
-		# shellcheck disable=SC2086
-		edge "install-steps.$r-arm64" emu debs "arm64-root.$r" userspace.arm64 $(modules_of $rows)
+		# (one arm64 row a release: check.sh, arm64_install)
+		k=${arm64_install[$r]:-}
+		[ -n "$k" ] || continue
+		edge "arm64-root.$r" emu "fetch.$k"
+		edge "install-steps.$r-arm64" emu debs "arm64-root.$r" userspace.arm64 "modules.$k"
 	done
 	# --- the booted-system test (tests/system/run.sh) --------------------------------
 	# Each system's image in the debootstraps' pool, after them in this
@@ -217,7 +285,7 @@ if [ "$vms_only" != 1 ]; then
 	done <<<"$systems"
 	for r in $releases; do
 		[ -z "$(rows_of "$r" amd64)" ] || edge "install-boot.$r" vm "install-steps.$r"
-		[ -z "$(rows_of "$r" arm64)" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64"
+		[ -z "${arm64_install[$r]:-}" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64"
 	done
 fi
 

@@ -2,8 +2,8 @@
 # kernels (tests/kernel/build.sh), the module's three variants for every row,
 # the static test programs for each architecture's VMs, the upstream
 # selftests (tests/selftests/build.sh) and the UAPI header on its own.
-# A row's modules end in build/check/ROW.ready ("ok" or "fail"), which its
-# VM reads.
+# Their products (graph.sh): a link to our kernel, the row's user_events.ko,
+# the programs' directories, the header's object.
 
 # build_module KERNEL OUTDIR [make vars...]: a Debian kernel's module is
 # built in its release's chroot against /usr/src/linux-headers-<release>,
@@ -50,7 +50,7 @@ build_module() {
 # run's first minute, and its VM waited for them. Else on this machine.
 own_cc() {
 	local want have
-	[ -n "$own_release" ] && [ -f "$build/chroot-$own_release.ok" ] || return 1
+	[ -n "$own_release" ] || return 1
 	want=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$1/.config")
 	have=$(ue_chroot_run "$own_release" "${want%% *}" --version 2>/dev/null | head -1)
 	[ -n "$want" ] && [ "$have" = "$want" ]
@@ -69,7 +69,7 @@ build_kunit() {
 }
 
 # build_kernel KERNEL: its three module variants (and, on a debug kernel, the
-# KUnit module), recorded; then $build/KERNEL.ready. (The race build is
+# KUnit module), recorded; non-zero if one did not build. (The race build is
 # also the module suite's copy under another name, which must be refused
 # while user_events is loaded: idle without race_site, it is the shipped
 # code; a fourth build for that alone cost a quarter of the module builds.)
@@ -88,8 +88,7 @@ build_kernel() {
 		record "$k build pass module"
 	else
 		record "$k build fail module see $build/$k/mod.log, skew.log or race.log"
-		echo fail >"$build/$k.ready"
-		return
+		return 1
 	fi
 	if [ "${kmade[$k]:-}" = ours ]; then
 		# The KUnit module needs the tree's layout (it includes src/).
@@ -101,45 +100,37 @@ build_kernel() {
 			record "$k build pass kunit_module"
 		else
 			record "$k build fail kunit_module see $ko.log"
-			echo fail >"$build/$k.ready"
-			return
+			return 1
 		fi
 	fi
-	echo ok >"$build/$k.ready"
 }
 
-# kernel.KERNEL: one of ours, built (once; cached) from linux-source, of
-# its row's flavour (kernels.list); its directory in
-# build/check/KERNEL.kroot, its lock line in KERNEL.lockline.
+# kernel.KERNEL: one of ours, built (once; cached) from the linux-source
+# its job fetched, of its row's flavour (kernels.list); the product, a link
+# to its directory (check.sh takes its lock line from there).
 job_kernel() {
-	local k=$1 d spkg sver
+	local k=$1 d src=linux-source
 	say "building the $k test kernel (cached after the first time)"
-	if d=$(ue_job "kernel $k" "$root/tests/kernel/build.sh" "${kflavour[$k]}"); then
+	[ "${kseries[$k]}" != any ] || src=linux-source-newest
+	if d=$(ue_job "kernel $k" "$root/tests/kernel/build.sh" "${kflavour[$k]}" \
+		"$(readlink "$build/source/$src")"); then
 		record "$k fetch pass kernel"
-		read -r spkg sver <"$d/source"
-		echo "$k ours tests/kernel $spkg $(cat "$d/release") $sver full" >"$build/$k.lockline"
-		echo "$d" >"$build/$k.kroot"
+		link_product "$d"
 	else
 		record "$k fetch fail kernel could not be built"
+		return 1
 	fi
 }
 
+# modules.ROW: an arm64 row's cross compiler and kbuild first, in its
+# release's chroot (ue_chroot_cross: after the release's headers, whose
+# purge of old kernels' packages must not take them).
 job_modules() {
 	local k=$1 r=${krel[$1]:-}
-	if [ -n "$r" ]; then
-		case $(row_state "$k") in
-		unserved) return 0 ;;
-		fetched) ;;
-		*) echo fail >"$build/$k.ready"; return 0 ;;
-		esac
-		if [ ! -f "$build/chroot-$r.ok" ]; then
-			record "$k build fail module no $r chroot to build in"
-			echo fail >"$build/$k.ready"
-			return 0
-		fi
-	elif [ -z "${kroot[$k]:-}" ]; then
-		echo fail >"$build/$k.ready"
-		return 0
+	if [ -n "$r" ] && [ "${karch[$k]}" != amd64 ] &&
+	   ! ue_job "cross $k" ue_chroot_cross "$r" "${kroot[$k]}" >>"$build/cross-$k.log" 2>&1; then
+		record "$k build fail cross $(tail -1 "$build/cross-$k.log")"
+		return 1
 	fi
 	ue_job "modules $k" build_kernel "$k"
 }
@@ -164,44 +155,43 @@ build_userspace() {
 	done
 	return $rc
 }
-# userspace.ARCH: build/check/userspace (amd64) or userspace-ARCH, and
-# userspace-ARCH.ok when every program built (a row's VM records it).
+# userspace.ARCH: build/check/userspace (amd64) or userspace-ARCH, every
+# program built.
 job_userspace() {
-	local a=$1 out=$build/userspace cc=gcc
-	[ "$a" = amd64 ] || out=$build/userspace-$a cc=$(ue_cross_prefix "$a")gcc
+	local a=$1 cc=gcc
+	[ "$a" = amd64 ] || cc=$(ue_cross_prefix "$a")gcc
 	say "building userspace tests ($a)"
-	# (a VM row without them records "build fail userspace")
-	if ue_job "userspace $a" build_userspace "$cc" "$out"; then
-		echo ok >"$build/userspace-$a.ok"
+	if ue_job "userspace $a" build_userspace "$cc" "$product"; then
+		record "host build pass userspace.$a"
+	else
+		record "host build fail userspace.$a see the run's output"
+		return 1
 	fi
 }
-# The upstream selftests, built from linux-source (never committed).
+# The upstream selftests, built from linux-source (never committed); a
+# program that does not build fails its case, and its suite in the VMs.
 job_selftests() {
-	local a=$1 out=$build/selftests src
+	local a=$1 src
 	src=$(srctree)
-	if [ -z "$src" ]; then
-		[ "$a" != amd64 ] || record "host selftests fail build no linux-source tree to build them from"
-		return 0
-	fi
 	if [ "$a" = amd64 ]; then
 		say "building upstream user_events selftests from $src"
-		ue_job "selftests amd64" "$root/tests/selftests/build.sh" "$src" "$out" >>"$results"
+		ue_job "selftests amd64" "$root/tests/selftests/build.sh" "$src" "$product" >>"$results"
 	else
 		CC=$(ue_cross_prefix "$a")gcc ue_job "selftests $a" "$root/tests/selftests/build.sh" "$src" \
-			"$out-$a" "$a" >>"$results"
+			"$product" "$a" >>"$results"
 	fi
 }
-# The UAPI header alone, in strict C99 and as C++ (uapi.ok; without it no
-# amd64 row's userspace counts as built, as before).
+# The UAPI header alone, in strict C99 and as C++ (the amd64 rows' VMs
+# wait for it).
 job_uapi() {
 	echo '#include <linux/user_events.h>' >"$build/uapi.c"
-	if gcc -std=c99 -pedantic -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
+	if g++ -x c++ -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
 		"$build/uapi.c" >"$build/cc-uapi.log" 2>&1 &&
-	   g++ -x c++ -Wall -Wextra -Werror -I"$root/include/uapi" -fsyntax-only \
+	   gcc -std=c99 -pedantic -Wall -Wextra -Werror -I"$root/include/uapi" -c -o "$product" \
 		"$build/uapi.c" >>"$build/cc-uapi.log" 2>&1; then
-		echo ok >"$build/uapi.ok"
+		record "host build pass uapi_header"
 	else
-		echo "check: UAPI header does not compile standalone:"
-		cat "$build/cc-uapi.log"
+		record "host build fail uapi_header does not compile standalone: $(head -c 300 "$build/cc-uapi.log" | tr '\n' ' ')"
+		return 1
 	fi
 }

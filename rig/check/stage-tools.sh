@@ -31,8 +31,7 @@ stage_tools() {
 	fi
 	stage_elf "$perf" /usr/bin/perf && stage_elf /usr/bin/trace-cmd /usr/bin/trace-cmd
 }
-# tools.ARCH: build/check/tools-root (amd64) or tools-root-ARCH, recorded;
-# tools-ARCH.ready ("ok" or "fail").
+# tools.ARCH: build/check/tools-root (amd64) or tools-root-ARCH, recorded.
 # The arm64 rows': Debian's arm64 perf and trace-cmd, of the first arm64 row's
 # release (kernels.list puts trixie's first), unpacked on this machine from
 # their .debs and those of their dependencies, and staged with the libraries
@@ -45,41 +44,30 @@ job_tools() {
 		if ue_job "tools amd64" stage_tools >"$build/tools-stage.log" 2>&1; then
 			record "host tools pass staged"
 			say "tools: $(find "$troot" -type f | wc -l) files, $(du -sm "$troot" | cut -f1) MB uncompressed"
-			echo ok >"$build/tools-$a.ready"
-		else
-			record "host tools fail staged $(head -c 200 "$build/tools-stage.log" | tr '\n' ' ')"
-			echo fail >"$build/tools-$a.ready"
+			return 0
 		fi
-		return 0
+		record "host tools fail staged $(head -c 200 "$build/tools-stage.log" | tr '\n' ' ')"
+		return 1
 	fi
 	for k in $stock; do [ "${karch[$k]}" = "$a" ] && { r=${krel[$k]}; break; }; done
-	if ue_job "tools $a" "$rig/fetch/cross-tools.sh" "$r" "$a" "$build/tools-root-$a" >"$build/tools-stage-$a.log" 2>&1; then
+	if ue_job "tools $a" "$rig/fetch/cross-tools.sh" "$r" "$a" "$product" >"$build/tools-stage-$a.log" 2>&1; then
 		record "host tools pass staged.$a"
-		echo ok >"$build/tools-$a.ready"
 	else
 		record "host tools fail staged.$a $(grep -v '^== cross-tools: .*: [0-9]*s$' "$build/tools-stage-$a.log" | tail -2 | tr '\n' ' ')"
-		echo fail >"$build/tools-$a.ready"
+		return 1
 	fi
 }
 
 # arm64-root.RELEASE: the arm64 root of the install test's DKMS step
 # (rig/fetch/arm64-root.sh: one mmdebstrap pass, its maintainer scripts and
-# apt under qemu-user, about 5 min cold), begun as soon as the release's
-# arm64 rows are fetched, so that it is ready when that step comes (which
-# waits for it on the root's lock; no VM waits for it). Only where the
-# step can take a row (arm64_install_row: a kernel with KALLSYMS_ALL); the
-# root gets the headers of the first such row, the one that step takes
-# when its module builds.
+# apt under qemu-user, about 5 min cold), begun as soon as the row that
+# step takes is fetched (check.sh: arm64_install), so that it is ready
+# when that step comes; no VM waits for it. The root gets that row's
+# headers. Its product, a link to the root.
 job_arm64_root() {
-	local r=$1 k hdr=
-	for k in $stock; do
-		if [ "${krel[$k]}" = "$r" ] && [ "${karch[$k]}" = arm64 ] &&
-			[ "$(row_state "$k")" = fetched ] && [ ! -d "${kroot[$k]}/dbg" ]; then
-			hdr=linux-headers-$(cat "${kroot[$k]}/release")
-			break
-		fi
-	done
-	[ -n "$hdr" ] || return 0
-	ue_job "arm64-root $r" "$rig/fetch/arm64-root.sh" root "$r" "$hdr" >"$build/arm64-root-$r.log" 2>&1
-	return 0
+	local r=$1 k=${arm64_install[$1]}
+	ue_job "arm64-root $r" "$rig/fetch/arm64-root.sh" root "$r" \
+		"linux-headers-$(cat "${kroot[$k]}/release")" >"$build/arm64-root-$r.log" 2>&1 ||
+		{ record "host install fail $r.arm64_root $(tail -1 "$build/arm64-root-$r.log")"; return 1; }
+	link_product "$(ue_chroot_dir "$r-arm64")"
 }

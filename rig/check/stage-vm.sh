@@ -7,31 +7,9 @@
 vm_limit() { echo "${UE_VM_TIMEOUT:-${klimit[$1]:-900}}"; }
 
 # vm.ROW: its VM, once its modules, the test programs and tools of its
-# architecture are ready (graph.sh); a row whose module did not build
-# records nothing more (its build did), nor one that left the run (resolve:
-# unserved). A modules job that ended with no verdict (ROW.ready) is the
-# rig's bug, and the row fails: such a job once left its row out of the
-# table silently.
+# architecture are ready (graph.sh); its product, the console's text.
 job_vm() {
-	local k=$1 t0 a=${karch[$1]:-amd64} ok=1
-	case $(cat "$build/$k.ready" 2>/dev/null) in
-	ok) ;;
-	fail) return 0 ;;
-	*)
-		[ "$(row_state "$k")" = unserved ] ||
-			record "$k vm fail not_run its modules job ended without a verdict ($build/$k.ready): see the run's output"
-		return 0 ;;
-	esac
-	# (another architecture's perf and trace-cmd: a VM without them fails
-	# its tools suite, tools.ARCH recorded why)
-	[ -f "$build/userspace-$a.ok" ] || ok=0
-	[ "$a" != amd64 ] || [ -f "$build/uapi.ok" ] || ok=0
-	if [ $ok = 1 ]; then
-		record "$k build pass userspace"
-	else
-		record "$k build fail userspace"
-		return 0
-	fi
+	local k=$1 t0
 	ue_job "initramfs $k" make_initramfs "$k"
 	say "$k: initramfs $(( $(stat -c %s "$build/$k/initrd.gz") / 1048576 )) MB (gzip -1)"
 	vm_timeout=$(vm_limit "$k")
@@ -45,9 +23,7 @@ job_vm() {
 		-e 's/^UE-INFO \(fuzz seed .*\)/\1/p' \
 		-e 's/^UE-INFO \(stress seed .*\)/\1/p' "$build/$k/console.log.txt" |
 		while read -r line; do say "$k: $line"; done
-	if grep -q "^$k [^ ]* fail" "$results"; then
-		say "$k: console log kept at $build/$k/console.log.txt"
-	fi
+	say "$k: console log at $build/$k/console.log.txt"
 }
 
 # run: scripts/user-events-run (tests/run/check.sh) on one kernel, its
@@ -57,10 +33,6 @@ job_run() {
 	local t0
 	if [ -z "$run_kernel" ]; then
 		record "host run fail kernel no amd64 Debian kernel in this run to run user-events-run on"
-		return 0
-	fi
-	if ! grep -qx "$run_kernel build pass module" "$results"; then
-		record "host run fail kernel the module did not build for $run_kernel, which user-events-run boots"
 		return 0
 	fi
 	say "user-events-run on $run_kernel (tests/run/check.sh)"

@@ -259,14 +259,11 @@ ue_arm64_dkms() {
 }
 
 # ue_arm64_lock RELEASE: hold the root's lock until this script exits. Each
-# command changes the cached root (its mmdebstrap pass, apt lists, headers),
-# and check.sh runs "root" early beside the VMs and the install test's
-# "dkms" later: on a cold cache one still ran apt-get in the root (its
-# debootstrap under qemu-user took an hour beside the VMs) when the other
-# began, whose apt-get then failed on dpkg's lock. The second waits here instead, for
-# UE_ARM64_LOCK_WAIT seconds at most (default 5400: the slowest cold root
-# seen took 3834 s), so that a process that kept the lock's descriptor
-# cannot hang a run.
+# command changes the cached root (its mmdebstrap pass, apt lists, headers):
+# make check's graph runs its "dkms" after its "root", but two runs that
+# share the cache would meet on dpkg's lock in it. The second waits here
+# instead, for 5400 s at most (the slowest cold root seen took 3834 s), so
+# that a process that kept the lock's descriptor cannot hang a run.
 ue_arm64_lock() {
 	local l
 	l=$(ue_chroot_dir "$1-arm64").lock
@@ -275,7 +272,7 @@ ue_arm64_lock() {
 	flock -n "$ue_arm64_lock_fd" && return 0
 	log "waiting for the $1-arm64 root: another arm64-root.sh uses it"
 	timed "waiting for the $1-arm64 root" - \
-		flock -w "${UE_ARM64_LOCK_WAIT:-5400}" "$ue_arm64_lock_fd"
+		flock -w 5400 "$ue_arm64_lock_fd"
 }
 
 [ $# -ge 2 ] && { ue_arm64_lock "$2" || die "cannot lock the $2-arm64 root"; }

@@ -44,10 +44,10 @@ else
 fi
 tree=$dir/$pkg
 
-# One fetch at a time: make check's graph runs the linux-source job and the
-# debug kernel's build (tests/kernel/build.sh) at once, and on an empty
-# cache each would unpack the tree over the other's build (seen: a cold run's
-# debug kernel failed on a header the other had just removed).
+# One fetch at a time among the runs that share the cache (make check's
+# graph fetches it in one job, which our kernels' builds wait for; make
+# bench or a second make check may fetch it at once): two unpacking over
+# each other, or one unpacking under a kernel's build, break the tree.
 mkdir -p "$(dirname "$dir")"
 exec {lock}>"$dir.lock"
 flock "$lock"

@@ -1,10 +1,12 @@
 #!/bin/bash
-# Host check of the verdicts the rig itself gives where its own jobs go
-# wrong (rig/check/stage-vm.sh, rig/check/job.sh): a VM row whose modules job
-# ended without a verdict fails as not_run, while an unserved row or one
-# whose build failed (and said so) records nothing more; a job whose
-# function ends in a non-zero status fails by name; and the chroots' lock
-# that make check and user-events-run share.
+# Host check of the job contract of make check's graph (rig/check/graph.sh,
+# job.sh, not-run.sh): graph.sh's real graph of two rows, run by ninja with
+# the real job.sh over stub stages that make each job's product, except
+# where the check takes it away: a job that ends without its product, or
+# in a non-zero status, fails (its lines in results.d/ID.failed, its
+# product removed), ninja runs none of the jobs that wait for it, and
+# not-run.sh names each of those; the other row runs through. And the
+# chroots' lock that make check and user-events-run share.
 # Prints "host rig_jobs pass|fail <case> [detail]" lines.
 . "$(dirname "$0")/../lib/prelude.sh"
 rig=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,49 +17,57 @@ expect() { # case got want
 	if [ "$2" = "$3" ]; then result pass "$1"; else result fail "$1" "got '$2', want '$3'"; fi
 }
 
-# job_vm, with everything it would run after the verdict played by stubs.
-(
-	. "$rig/check/stage-fetch.sh"
-	. "$rig/check/stage-vm.sh"
-	build=$work/vm results=$work/vm/results
-	mkdir -p "$build"
-	record() { echo "$*" >>"$results"; }
-	say() { :; }
-	ue_job() { echo "ran $1" >>"$results"; }
-	declare -A karch=()
-	# no_verdict: fetched, built, and no ROW.ready.
-	echo fetched >"$build/r1.row"
-	job_vm r1
-	expect no_verdict "$(cut -d' ' -f1-4 "$results")" "r1 vm fail not_run"
-	# unserved: the archive does not serve it (resolve said so).
-	: >"$results"
-	echo unserved >"$build/r2.row"
-	job_vm r2
-	expect unserved.nothing "$(cat "$results")" ""
-	# build_failed: its modules job recorded that and wrote fail.
-	: >"$results"
-	echo fetched >"$build/r3.row"
-	echo fail >"$build/r3.ready"
-	job_vm r3
-	expect build_failed.nothing "$(cat "$results")" ""
-)
-
-# job.sh KIND.ARG where job_KIND fails (here: there is none, status 127).
-build=$work/job
-mkdir -p "$build/stamps"
-cat >"$build/env.sh" <<EOF
-declare -A krel=() klevel=() karch=() kroot=() kmade=() kflavour=() klimit=() kextra=() kflags=()
-root=$(dirname "$rig")
-build=$build results=$build/results notes=$build/notes
-stock= debug_kernels= releases= own_release= sample= run_kernel=
+# A rig of the real graph, job.sh and libraries, and stub stages: each job
+# makes its product unless build/take/ID exists (it then makes none), and
+# ends in the status build/status/ID holds (default 0).
+mkdir -p "$work/rig/check"
+cp -a "$rig/lib" "$work/rig/"
+cp "$rig/check/graph.sh" "$rig/check/job.sh" "$rig/check/not-run.sh" "$rig/check/timeline.sh" \
+	"$work/rig/check/"
+cat >"$work/rig/check/stage-stub.sh" <<'EOS'
+stub() {
+	[ -e "$build/take/$id" ] || [[ $product == "$build/results.d/"* ]] ||
+		{ mkdir -p "$(dirname "$product")" && echo "$id" >"$product"; }
+	echo "${arg:-host} stub pass $id" >>"$results"
+	return "$(cat "$build/status/$id" 2>/dev/null || echo 0)"
+}
+for kind in fetch chroot headers userspace selftests tools uapi modules vm linux_source; do
+	eval "job_$kind() { stub; }"
+done
+EOS
+build=$work/build
+mkdir -p "$build/take" "$build/status" "$build/results.d"
+cat >"$build/env.sh" <<EOS
+declare -A krel=([r1]=rel [r2]=rel) klevel=([r1]=full [r2]=full) karch=([r1]=amd64 [r2]=amd64)
+declare -A kroot=() kmade=([r1]=debian [r2]=debian) kseries=() kflavour=() klimit=()
+declare -A kextra=([r1]=- [r2]=-) kflags=() arm64_install=()
+root=$(dirname "$rig") rig=$work/rig build=$build notes=$build/notes
+kernels=" r1 r2" stock=" r1 r2" debug_kernels= newest_kernels= releases="rel " own_release=
+sample=r1 run_kernel=r1 vms_only=1 host_checks=1
 lock=$build/kernels.lock ubin=$build/userspace sbin=$build/selftests troot=$build/tools-root
-EOF
-UE_BUILD_DIR=$build UE_CACHE=$work/cache "$rig/check/job.sh" nosuch.x >"$work/job.out" 2>&1
-rc=$?
-expect job_status.exit "$rc" 0
-expect job_status.recorded "$(cat "$build/results" 2>&1)" \
-	"host job fail nosuch.x exit status 127: the rig's bug, see the run's output"
-expect job_status.stamp "$([ -f "$build/stamps/nosuch.x" ] && echo made)" made
+EOS
+UE_BUILD_DIR=$build "$work/rig/check/graph.sh" >"$build/build.ninja" 2>"$work/graph.err"
+expect graph.made "$?:$(cat "$work/graph.err")" "0:"
+# modules.r1 ends in 0 without its product (deleted, as it were); tools
+# ends in 1 after making its product.
+: >"$build/take/modules.r1"
+echo 1 >"$build/status/tools.amd64"
+UE_BUILD_DIR=$build UE_CACHE=$work/cache ninja -C "$build" -k 0 >"$work/ninja.out" 2>&1
+UE_BUILD_DIR=$build "$work/rig/check/not-run.sh" >"$work/not-run"
+expect no_product.failed "$(ls "$build/results.d/modules.r1"* | sed 's|.*/||')" modules.r1.failed
+expect no_product.said "$(grep -c '^r1 modules fail product modules.r1 made no r1/mod/user_events.ko' \
+	"$build/results.d/modules.r1.failed")" 1
+expect exit_status.failed "$(ls "$build/results.d/tools.amd64"* | sed 's|.*/||')" tools.amd64.failed
+expect exit_status.product_removed "$([ -e "$build/tools-root" ] && echo kept || echo removed)" removed
+expect exit_status.said "$(grep -c '^host tools fail exit_status tools.amd64 ended in status 1' \
+	"$build/results.d/tools.amd64.failed")" 1
+expect ran.product "$(cat "$build/r2/mod/user_events.ko" 2>&1)" modules.r2
+expect ran.results "$(cat "$build/results.d/fetch.r2" 2>&1)" "r2 stub pass fetch.r2"
+# vm.r1 waits for both; vm.r2 for tools: neither ran, each named with what
+# it lacked; nothing else is named.
+expect not_run "$(sort "$work/not-run")" "$(printf '%s\n' \
+	"r1 vm fail not_run vm.r1: modules.r1 (r1/mod/user_events.ko) tools.amd64 (tools-root)" \
+	"r2 vm fail not_run vm.r2: tools.amd64 (tools-root)")"
 
 # The chroots' lock (chroot-lib.sh, ue_chroot_lock): a command that changes
 # a chroot (apt-get, taken alone) waits for one that holds it, and shared

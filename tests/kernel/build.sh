@@ -8,6 +8,8 @@
 #   build.sh bench-ours     base.config bench.config (no USER_EVENTS: our module)
 #   build.sh bench-inkernel base.config bench.config bench-inkernel.config
 #                           (CONFIG_USER_EVENTS=y, the in-kernel implementation)
+# A second argument names the linux-source tree to build from (make check's
+# linux-source jobs fetched it); without it, the flavour's is fetched here.
 # Cached under
 #   $UE_CACHE/testkernel/<key>/   (build/ = the O= tree, usable as KDIR)
 # keyed by the source package version and the hash of the fragments'
@@ -24,8 +26,11 @@ root=$(cd "$here/../.." && pwd)
 ue_log_prefix='testkernel: '
 
 flavour=${1:-debug}
+tree=${2:-}
 # debug-newest: the debug kernel from the newest linux-source Debian ships.
-if [ "$flavour" = debug-newest ]; then
+if [ -n "$tree" ]; then
+	:
+elif [ "$flavour" = debug-newest ]; then
 	tree=$("$root/rig/fetch/fetch-source.sh" newest)
 else
 	tree=$("$root/rig/fetch/fetch-source.sh")

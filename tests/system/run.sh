@@ -27,6 +27,8 @@
 #                                      .debs of make deb
 #        run.sh boot NAME WORK NOTES   its boots
 # Prints "host system pass|fail NAME.<case> [detail]" lines; logs in WORK.
+# image and prepare end non-zero where they could not make the system or
+# the disk (make check then boots nothing: rig/check/graph.sh).
 . "$(dirname "$0")/../../rig/lib/prelude.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -428,22 +430,20 @@ wait_booted() {
 	wait "$2"
 }
 
-# prepare DEBS: the run's disk, in WORK (its own job,
-# so that a system slot waits only for the boots).
+# prepare DEBS: the run's disk, WORK/disk.img (its own job, so that a
+# system slot waits only for the boots); non-zero without it.
 prepare() {
 	debs=$1
-	rm -f "$work/ready"
-	[ -d "$(sys_dir "$name")/root" ] || { result fail installed "no system (its image job failed)"; return 0; }
+	rm -f "$work/disk.img"
+	[ -d "$(sys_dir "$name")/root" ] || { result fail installed "no system (its image job failed)"; return 1; }
 	[ -f "$debs/user-events-dkms_${version}_all.deb" ] ||
-		{ result fail installed "no .debs of $version in $debs (the debs job)"; return 0; }
-	disk || return 0
-	touch "$work/ready"
+		{ result fail installed "no .debs of $version in $debs (the debs job)"; return 1; }
+	disk || { rm -f "$work/disk.img"; return 1; }
 }
 
+# boot NOTES: the boots of WORK/disk.img (prepare's).
 boot() {
 	notes=$1
-	# (prepare said why where it made no disk)
-	[ -f "$work/ready" ] || return 0
 	# The README's order: the key not enrolled (the module refused; then
 	# mokutil --import), MokManager at the reboot, then the module loads.
 	boot_mode not-enrolled "$ovmf_vars" 1
@@ -458,8 +458,8 @@ boot() {
 
 case $phase in
 list) awk '!/^#/ && NF { print $1, $2 }' "$here/systems.list" ;;
-image) notes=${4:-/dev/null}; image ;;
-prepare) prepare "$4" ;;
+image) notes=${4:-/dev/null}; image || exit 1 ;;
+prepare) prepare "$4" || exit 1 ;;
 boot) boot "$4" ;;
 *) echo "usage: run.sh list | image NAME WORK [NOTES] | prepare NAME WORK DEBS | boot NAME WORK NOTES" >&2; exit 2 ;;
 esac
