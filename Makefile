@@ -177,7 +177,7 @@ soak:
 	DURATION=$(DURATION) KERNEL=$(KERNEL) rig/check/soak.sh
 
 demo:
-	UE_DEMO_ARCH=$(ARCH) rig/check/demo.sh
+	rig/check/demo.sh $(ARCH)
 
 bench:
 	bench/run.sh

@@ -190,10 +190,10 @@ rm -f "$out"/console-*.log*
 # The rows so far measure one CPU; the test VMs' default is 2 (vm-lib.sh).
 export UE_VM_CPUS=${UE_VM_CPUS:-1}
 if [ "$icount" = 1 ]; then
-	export UE_QEMU_OPTS="-icount shift=0,sleep=off"
+	ue_qemu_opts="-icount shift=0,sleep=off"
 	clockdesc="instruction counts (QEMU -icount shift=0: 1 ns of guest time per instruction)"
 else
-	export UE_QEMU_OPTS=
+	ue_qemu_opts=
 	clockdesc="TCG wall-clock time (UE_BENCH_ICOUNT=0)"
 fi
 # bench_boot KROOT INITRD LOG IMPL: boot, and fail on what makes its
@@ -280,7 +280,7 @@ if [ "$smp_boots" -gt 0 ]; then
 				watch=$!
 				busy0=$(cpu_busy)
 				t0=$(date +%s)
-				UE_VM_CPUS=2 UE_QEMU_OPTS= bench_boot "$kr" "$out/initrd-smp-$impl.gz" "$log" "$impl (2 vCPUs)"
+				UE_VM_CPUS=2 ue_qemu_opts= bench_boot "$kr" "$out/initrd-smp-$impl.gz" "$log" "$impl (2 vCPUs)"
 				busy1=$(cpu_busy)
 				kill "$watch"
 				wait "$watch" 2>/dev/null || true

@@ -3,7 +3,7 @@
 # samples/example.c, and show the event at work (rig/guest/demo-init): the
 # row of rig/kernels.list flagged demo for the architecture
 # (UE_DEMO_KERNEL: another row of it). make demo ARCH=arm64
-# (UE_DEMO_ARCH=arm64): an arm64 kernel, under qemu-system-aarch64, the
+# (demo.sh arm64): an arm64 kernel, under qemu-system-aarch64, the
 # module cross-built in a chroot of its Debian release as make check
 # builds it.
 # Uses the rig of make check (vm-lib.sh, fetch-kernels.sh, the same cache).
@@ -15,7 +15,7 @@ rig=$root/rig
 . "$rig/lib/vm-lib.sh"
 . "$rig/lib/matrix-lib.sh"
 export UE_CACHE
-arch=${UE_DEMO_ARCH:-amd64}
+arch=${1:-amd64}
 case $arch in
 amd64|x86_64|x86|'') arch=amd64 entry=demo ;;
 arm64|aarch64) arch=arm64 entry=demo_arm64 ;;

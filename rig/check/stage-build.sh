@@ -9,12 +9,12 @@
 # built in its release's chroot against /usr/src/linux-headers-<release>,
 # installed there by apt-get as on a user's machine (with the compiler the
 # headers depend on), through the chroot's ccache (the rig's own builds,
-# never DKMS's: UE_CHROOT_CCACHE, chroot-lib.sh). Ours likewise in the
+# never DKMS's: ue_chroot_ccache, chroot-lib.sh). Ours likewise in the
 # chroot of this machine's release where it has their compiler (own_cc:
 # in_chroot), else on this machine.
-# (UE_CHROOT_CCACHE set, not exported: the programs a job runs,
+# (ue_chroot_ccache set, not exported: the programs a job runs,
 # user-events-run among them, never see it)
-UE_CHROOT_CCACHE=$UE_CACHE/ccache
+ue_chroot_ccache=$UE_CACHE/ccache
 in_chroot=
 build_module() {
 	local k=$1 out=$2 r=${krel[$1]:-}; shift 2

@@ -25,7 +25,7 @@ wanted() { [ $# -eq 1 ] || case " ${*:2} " in *" $1 "*) ;; *) return 1 ;; esac; 
 
 if [ -n "${UE_KERNELS_LOCK:-}" ]; then
 	rc=0
-	for n in ${UE_KERNELS_ROWS:-$(ue_matrix made=debian -- name)}; do
+	for n in $(ue_matrix made=debian -- name); do
 		wanted "$n" "$@" || continue
 		awk -v n="$n" '$1 == n && NF == 7' "$UE_KERNELS_LOCK" | grep . ||
 			{ echo "# MISSING $n not in $UE_KERNELS_LOCK"; rc=1; }

@@ -244,7 +244,7 @@ ue_chroot_cross() {
 # the headers depend on), as DKMS builds it there; or against KDIR, an
 # absolute path (a cross build's headers in the cache, ue_chroot_cross).
 # OUT's parent is bound at its own path (the cache always is).
-# With UE_CHROOT_CCACHE=DIR (make check's own builds, stage-build.sh): the
+# With ue_chroot_ccache=DIR (make check's own builds, stage-build.sh): the
 # compiler runs through the chroot's ccache, its cache in DIR/RELEASE, and
 # OUT's parent is bound at /ue-build instead, so that the sources' paths,
 # which ccache's hash includes, are the same from any checkout.
@@ -255,7 +255,7 @@ ue_chroot_build_module() {
 	rm -rf "$out"; mkdir -p "$out"
 	make -s -C "$root" copy-sources DEST="$out"
 	at=$(dirname "$out")
-	[ -z "${UE_CHROOT_CCACHE:-}" ] || at=/ue-build
+	[ -z "${ue_chroot_ccache:-}" ] || at=/ue-build
 	ue_chroot_ccache_env "$r"
 	ue_chroot_run "$r" --bind "$(dirname "$out"):$at" "${ue_ccache_env[@]}" make -j"$(nproc)" \
 		-C "$at/$(basename "$out")" KDIR="$kdir" "$@" >"$out.log" 2>&1
@@ -263,12 +263,12 @@ ue_chroot_build_module() {
 
 # ue_chroot_ccache_env RELEASE: sets ue_ccache_env to the command prefix
 # that runs a build in RELEASE's chroot through its ccache, its cache in
-# UE_CHROOT_CCACHE/RELEASE; to nothing without UE_CHROOT_CCACHE. (ccache's
+# ue_chroot_ccache/RELEASE; to nothing without ue_chroot_ccache. (ccache's
 # links come first in PATH: the chroot's own trigger makes them.)
 ue_chroot_ccache_env() {
 	ue_ccache_env=()
-	[ -n "${UE_CHROOT_CCACHE:-}" ] || return 0
-	mkdir -p "$UE_CHROOT_CCACHE/$1"
+	[ -n "${ue_chroot_ccache:-}" ] || return 0
+	mkdir -p "$ue_chroot_ccache/$1"
 	ue_ccache_env=(env PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin
-		       CCACHE_DIR="$UE_CHROOT_CCACHE/$1")
+		       CCACHE_DIR="$ue_chroot_ccache/$1")
 }

@@ -75,7 +75,7 @@ ue_machine_argv() {
 # TCG; the guest's serial console goes to CONSOLE-LOG, QEMU's own output to
 # CONSOLE-LOG.qemu. Returns QEMU's (or timeout's, 124) status. A kernel
 # directory may hold a file "cmdline" with extra kernel parameters;
-# UE_QEMU_OPTS adds QEMU options (make bench: -icount).
+# ue_qemu_opts adds QEMU options (make bench: -icount).
 #
 # Users run SMP machines: every VM has UE_VM_CPUS vCPUs (default 2), each a
 # host thread of its own (multi-threaded TCG), so that two CPUs really run
@@ -86,21 +86,21 @@ ue_machine_argv() {
 # instead of the machine's; -nodefaults, so that it loads none of the
 # machine's QEMU modules (another build's, which it refuses).
 #
-# For scripts/user-events-run: UE_VM_ACCEL replaces the accelerator (kvm),
+# For scripts/user-events-run: ue_vm_accel replaces the accelerator (kvm),
 # UE_VM_MEMORY the 1024 MB, UE_VM_CMDLINE adds kernel parameters, the array
-# ue_qemu_args adds QEMU arguments (paths with spaces), and UE_VM_PIDFILE
+# ue_qemu_args adds QEMU arguments (paths with spaces), and ue_vm_pidfile
 # receives the pid of the timeout process that runs QEMU (a TERM to it ends
 # QEMU), so that a caller that is itself stopped can stop its VM.
 ue_boot() {
 	local kr=$1 extra= tcg=multi qemu pid waited=0 arch ue_machine ue_console
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
-	case " ${UE_QEMU_OPTS:-} " in *" -icount "*) tcg=single ;; esac
+	case " ${ue_qemu_opts:-} " in *" -icount "*) tcg=single ;; esac
 	arch=$(ue_kroot_arch "$kr")
 	# An amd64 guest under multi-threaded TCG reads the host's TSC: given
 	# its rate (UE_VM_TSC_KHZ, rig/check/host-tsc.c), it never times it
 	# against the PIT, which a vCPU starved at boot does wrongly (a guest
 	# clock 16 % to 3.6 times too fast). -icount makes a TSC of its own.
-	[ "$arch" != amd64 ] || [ "$tcg" != multi ] || [ -n "${UE_VM_ACCEL:-}" ] ||
+	[ "$arch" != amd64 ] || [ "$tcg" != multi ] || [ -n "${ue_vm_accel:-}" ] ||
 		extra="$extra${UE_VM_TSC_KHZ:+ tsc_early_khz=$UE_VM_TSC_KHZ}"
 	extra="$extra${UE_VM_CMDLINE:+ $UE_VM_CMDLINE}"
 	ue_qemu_argv "$arch"
@@ -108,8 +108,8 @@ ue_boot() {
 	qemu=("${ue_qemu[@]}")
 	rm -f "$3"
 	# shellcheck disable=SC2086
-	timeout "$4" "${qemu[@]}" -accel "${UE_VM_ACCEL:-tcg,thread=$tcg}" "${ue_machine[@]}" \
-		-m "${UE_VM_MEMORY:-1024}" -smp "${UE_VM_CPUS:-2}" ${UE_QEMU_OPTS:-} \
+	timeout "$4" "${qemu[@]}" -accel "${ue_vm_accel:-tcg,thread=$tcg}" "${ue_machine[@]}" \
+		-m "${UE_VM_MEMORY:-1024}" -smp "${UE_VM_CPUS:-2}" ${ue_qemu_opts:-} \
 		${ue_qemu_args[@]+"${ue_qemu_args[@]}"} \
 		-display none -monitor none -no-reboot \
 		-serial file:"$3" \
@@ -117,12 +117,12 @@ ue_boot() {
 		-initrd "$2" \
 		-append "console=$ue_console panic=-1 loglevel=7$extra" </dev/null >"$3.qemu" 2>&1 &
 	pid=$!
-	[ -z "${UE_VM_PIDFILE:-}" ] || echo "$pid" >"$UE_VM_PIDFILE"
-	# UE_VM_BOOT_LIMIT (ue_boot_checked): a guest that has not printed
+	[ -z "${ue_vm_pidfile:-}" ] || echo "$pid" >"$ue_vm_pidfile"
+	# ue_boot_limit (ue_boot_checked): a guest that has not printed
 	# "UE-BOOTED" by then is stopped, status 125.
-	while [ -n "${UE_VM_BOOT_LIMIT:-}" ] && kill -0 "$pid" 2>/dev/null &&
+	while [ -n "${ue_boot_limit:-}" ] && kill -0 "$pid" 2>/dev/null &&
 	      ! grep -q 'UE-BOOTED' "$3" 2>/dev/null; do
-		if [ "$waited" -ge "$UE_VM_BOOT_LIMIT" ]; then
+		if [ "$waited" -ge "$ue_boot_limit" ]; then
 			kill "$pid"
 			wait "$pid"
 			return 125
@@ -221,7 +221,7 @@ ue_boot_checked() {
 	local log=$3 rc n rip name
 	name=$(basename "$(dirname "$log")")
 	for n in 1 2 3; do
-		UE_VM_BOOT_LIMIT=${UE_VM_BOOT_TIMEOUT:-120} ue_boot "$@"
+		ue_boot_limit=${UE_VM_BOOT_TIMEOUT:-120} ue_boot "$@"
 		rc=$?
 		ue_console_text <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
 		[ $n -lt 3 ] || break
