@@ -6,12 +6,8 @@
 # Prints "host boot_retry pass|fail <case> [detail]" lines.
 . "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/../lib/vm-lib.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-result() { echo "host boot_retry $1 $2${3:+ $3}"; }
-expect() { # case got want
-	if [ "$2" = "$3" ]; then result pass "$1"; else result fail "$1" "got '$2', want '$3'"; fi
-}
+hostcheck_name=boot_retry
+. "$(dirname "$0")/../lib/hostcheck.sh"
 mkdir -p "$work/row"
 # died_before: the first boot's QEMU aborts before user space, the second boots.
 boots=0

@@ -15,13 +15,11 @@
 . "$(dirname "$0")/../lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap "rm -rf \"\$work\"" EXIT
+hostcheck_name=check-report
+. "$(dirname "$0")/../lib/hostcheck.sh"
 cd "$work" || exit 1
 # (its report directory, never the checkout's build/check-report)
 export UE_REPORT_DIR=$work/merged
-
-result() { echo "host check-report $1 $2${3:+ $3}"; }
 
 # --- the whole run, and its two shards ----------------------------------------
 # Host lines: tree, fetch and tools are written by every run (alike: the

@@ -18,14 +18,9 @@
 . "$(dirname "$0")/../lib/prelude.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+hostcheck_name=junit
+. "$(dirname "$0")/../lib/hostcheck.sh"
 cd "$work" || exit 1
-
-result() { echo "host junit $1 $2${3:+ $3}"; }
-expect() { # CASE GOT WANT
-	if [ "$2" = "$3" ]; then result pass "$1"; else result fail "$1" "got '$2', want '$3'"; fi
-}
 # (Debian's python3, the one python3-junitparser is installed for, whatever
 # PATH the caller runs with: a pyenv's or a venv's python3 has no junitparser)
 python=$(PATH=/usr/bin:/bin command -v python3) || {

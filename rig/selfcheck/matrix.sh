@@ -11,12 +11,8 @@
 . "$(dirname "$0")/../lib/prelude.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/rig/lib/matrix-lib.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-result() { echo "host matrix $1 $2${3:+ $3}"; }
-expect() { # case got want
-	if [ "$2" = "$3" ]; then result pass "$1"; else result fail "$1" "got '$2', want '$3'"; fi
-}
+hostcheck_name=matrix
+. "$(dirname "$0")/../lib/hostcheck.sh"
 
 # --- the matrix itself ------------------------------------------------------------
 if ue_matrix >/dev/null 2>"$work/err"; then

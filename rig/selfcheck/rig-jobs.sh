@@ -10,12 +10,8 @@
 # Prints "host rig_jobs pass|fail <case> [detail]" lines.
 . "$(dirname "$0")/../lib/prelude.sh"
 rig=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-result() { echo "host rig_jobs $1 $2${3:+ $3}"; }
-expect() { # case got want
-	if [ "$2" = "$3" ]; then result pass "$1"; else result fail "$1" "got '$2', want '$3'"; fi
-}
+hostcheck_name=rig_jobs
+. "$(dirname "$0")/../lib/hostcheck.sh"
 
 # A rig of the real graph, job.sh and libraries, and stub stages: each job
 # makes its product unless build/take/ID exists (it then makes none), and

@@ -8,11 +8,9 @@
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/rig/check/timeline.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+hostcheck_name=timeline
+. "$(dirname "$0")/../lib/hostcheck.sh"
 cd "$work" || exit 1
-
-result() { echo "host timeline $1 $2${3:+ $3}"; }
 
 # --- the report: the ten longest jobs, the CPU, the critical path -------------
 # Twelve jobs (one line malformed); "vm debug" ended last, after "modules

@@ -9,11 +9,10 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 kdir=$1
 release=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+hostcheck_name=package
+. "$root/rig/lib/hostcheck.sh"
 version=$(cat "$root/VERSION")
 
-result() { echo "host package $1 $2${3:+ $3}"; }
 check() { # case detail-if-failed command...
 	local c=$1 d=$2
 	shift 2
