@@ -32,7 +32,6 @@
 # Times of each step go to stderr.
 . "$(dirname "$0")/../lib/prelude.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/apt-lib.sh"
 . "$here/../lib/chroot-lib.sh"
 

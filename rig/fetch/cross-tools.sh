@@ -36,7 +36,6 @@
 # stderr as "== cross-tools: <step>: <n>s".
 . "$(dirname "$0")/../lib/prelude.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/vm-lib.sh"
 . "$here/../lib/apt-lib.sh"
 

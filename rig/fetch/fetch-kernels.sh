@@ -20,8 +20,6 @@
 . "$(dirname "$0")/../lib/prelude.sh"
 set -e
 
-here=$(cd "$(dirname "$0")" && pwd)
-
 ue_log_prefix='fetch-kernels: '
 
 . "$here/../lib/apt-lib.sh"

@@ -25,8 +25,6 @@
 . "$(dirname "$0")/../lib/prelude.sh"
 set -e
 
-here=$(cd "$(dirname "$0")" && pwd)
-
 ue_log_prefix='fetch-qemu: '
 
 . "$here/../lib/apt-lib.sh"

@@ -16,7 +16,6 @@
 # Usage: resolve.sh [name...]   (default: every Debian row)
 . "$(dirname "$0")/../lib/prelude.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
 ue_log_prefix='resolve: '
 . "$here/../lib/apt-lib.sh"
 . "$here/../lib/matrix-lib.sh"

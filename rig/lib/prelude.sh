@@ -9,6 +9,7 @@
 # It sets:
 #   strict mode   set -uo pipefail; a script that stops at the first
 #                 failing command adds set -e itself
+#   here          the script's own directory, absolute
 #   UE_CACHE      the cache directory: ~/.cache/user-events-dkms unless the
 #                 caller set it (not exported: a script whose children read
 #                 it exports it)
@@ -22,6 +23,7 @@
 # that says nothing unless asked) defines it after sourcing.
 set -uo pipefail
 
+here=$(cd "$(dirname "$0")" && pwd)
 UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 
 log() { printf '%s%s\n' "${ue_log_prefix-}" "$*" >&"${ue_log_fd:-2}"; }

@@ -30,7 +30,6 @@
 # to stderr, logs to WORKDIR.
 . "$(dirname "$0")/../../rig/lib/prelude.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rig=$root/rig
 . "$rig/lib/vm-lib.sh"

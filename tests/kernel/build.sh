@@ -21,7 +21,6 @@
 . "$(dirname "$0")/../../rig/lib/prelude.sh"
 set -e
 
-here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 ue_log_prefix='testkernel: '
 

@@ -16,7 +16,6 @@
 # Usage: check.sh KERNEL WORKDIR   (KERNEL: a row of rig/kernels.list)
 . "$(dirname "$0")/../../rig/lib/prelude.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$root/rig/lib/matrix-lib.sh"
 run=$root/scripts/user-events-run

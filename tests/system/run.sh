@@ -31,7 +31,6 @@
 # the disk (make check then boots nothing: rig/check/graph.sh).
 . "$(dirname "$0")/../../rig/lib/prelude.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rig=$root/rig
 . "$rig/lib/apt-lib.sh"
