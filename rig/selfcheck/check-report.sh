@@ -1,7 +1,7 @@
 #!/bin/bash
 # Host checks of the merge of make check's shards (rig/report/check-report.sh):
 # a made-up whole run of three rows is split into two shard directories as
-# two runs of some rows would leave them (UE_KERNELS="6.1 6.12-deb13" with
+# two runs of some rows would leave them (UE_KERNELS="6.1 bpo" with
 # the host checks, UE_KERNELS=debug with UE_HOST_CHECKS=0), and the merge
 # of the two must print exactly what report.sh prints for the whole (the
 # table, the packages, the notes, the failures and a failed VM's console,
@@ -27,29 +27,29 @@ export UE_REPORT_DIR=$work/merged
 # shard with the host checks and the Debian rows (a). Suites appear in the
 # whole in the order they first appear in a's lines, then b's (the table's
 # columns follow the first appearance).
-rows_a="6.1 6.12-deb13" rows_b=debug
+rows_a="6.1 bpo" rows_b=debug
 cat >whole.results <<'EOF'
 host tree pass unchanged
 host fetch pass linux-source
 host tools pass staged
 6.1 fetch pass kernel
-6.12-deb13 fetch pass kernel
+bpo fetch pass kernel
 debug build pass module
 6.1 build pass module
-6.12-deb13 build pass module
+bpo build pass module
 6.1 vm pass finished
 debug vm pass finished
-6.12-deb13 vm pass finished
+bpo vm pass finished
 6.1 abi pass register
 debug abi pass register
 6.1 abi pass unregister
 debug abi pass unregister
-6.12-deb13 abi pass register
-6.12-deb13 ids pass suite_completed
+bpo abi pass register
+bpo ids pass suite_completed
 host install pass bookworm.dkms_build
 host install pass trixie.dkms_build
 6.1 install pass boot
-6.12-deb13 install pass boot
+bpo install pass boot
 host deps pass check.closure
 host console pass early_exit
 debug faults pass kmalloc
@@ -57,7 +57,7 @@ EOF
 cat >whole.lock <<'EOF'
 # NOTE 6.1: linux-image-6.1.0-27-amd64-unsigned 6.1.115-1 is listed in bookworm but the mirror does not serve it
 6.1 bookworm bookworm,bookworm-security linux-image-6.1.0-28-amd64-unsigned linux-headers-6.1.0-28-amd64 6.1.119-1 full
-6.12-deb13 trixie trixie linux-image-6.12.9-amd64-unsigned linux-headers-6.12.9-amd64 6.12.9-1 full
+bpo trixie trixie linux-image-6.12.9-amd64-unsigned linux-headers-6.12.9-amd64 6.12.9-1 full
 debug ours linux-source-6.12 debug-6.12.9 - 6.12.9 full
 EOF
 cat >whole.notes <<'EOF'
@@ -122,10 +122,10 @@ fi
 # (what it says of the shards, and what it leaves: the rows in
 # kernels.list's order, each lock and note line once)
 want_head="== check-report: 2 shard(s) into $work/merged
-==   s/a: 6.1 6.12-deb13 (3000s; the host checks)
+==   s/a: 6.1 bpo (3000s; the host checks)
 ==   s/b: debug (2800s)"
 if [ "$(grep -v '^== NOTE: no shard reported' merge.head)" = "$want_head" ] &&
-   [ "$(tr '\n' ' ' <merged/rows)" = "6.1 6.12-deb13 debug " ] &&
+   [ "$(tr '\n' ' ' <merged/rows)" = "6.1 bpo debug " ] &&
    cmp -s merged/kernels.lock whole.lock && cmp -s merged/notes whole.notes &&
    [ "$(cat merged/seconds)" = 3000 ]; then
 	result pass merge_files

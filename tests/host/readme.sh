@@ -70,14 +70,12 @@
 # in the table and a table entry no block matches: each must fail (self.*),
 # so the check can fail.
 # Usage: readme.sh
-set -uo pipefail
-
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$root/rig/lib/prelude.sh"
+hostcheck_name=readme
+. "$root/rig/lib/hostcheck.sh"
+. "$root/rig/lib/matrix-lib.sh"
 version=$(cat "$root/VERSION")
-
-result() { echo "host readme $1 $2${3:+ $3}"; }
 
 # LOCATION (FILE#ANCHOR), FIRST LINE, KIND, ARGUMENT [, DECLARATIONS]:
 # tab-separated. (A new VERSION changes the keys that name it.)
@@ -99,7 +97,7 @@ README.md#building-a-program-user-events-dev	apt-get install ./build/deb/user-ev
 README.md#dynamic_events	cd /sys/kernel/tracing	list	needs the module loaded and root: make check's suite abi runs it on every kernel (cases workflow.*)
 README.md#perf-and-trace-cmd	insmod user_events.ko	list	needs the module loaded and root, perf and trace-cmd: make check's suite tools runs it on every kernel
 README.md#testing	make check	sh
-docs/ci.md#testing-your-user_events-program-in-ci	scripts/user-events-run [--kernel 6.12-deb13] [--smp 2] [--memory 1024] [--timeout 600]	sh
+docs/ci.md#testing-your-user_events-program-in-ci	scripts/user-events-run [--kernel ROW] [--smp 2] [--memory 1024] [--timeout 600]	sh
 docs/ci.md#testing-your-user_events-program-in-ci	jobs:	yaml	GitHub Actions' runners run it, not this project
 docs/ci.md#testing-your-user_events-program-in-ci	user-events-tests:	yaml	GitLab CI's runners run it, not this project
 EOF
@@ -191,8 +189,8 @@ debs=$(pkg='' sbhome=$work sb make -n --no-print-directory -C "$root" MAKE=true 
 	sed -n 's|.*built: \(.*\)"$|\1|p' | sed "s|^$root/||")
 # Rows user-events-run boots (amd64: the guest runs this machine's programs),
 # rows make soak's KERNEL= takes (ours too).
-run_rows=$(awk '!/^#/ && NF >= 6 && $5 !~ /arm64/ { print $1 }' "$root/rig/kernels.list")
-all_rows=$(awk '!/^#/ && NF >= 6 { print $1 } END { print "debug"; print "debug-newest" }' "$root/rig/kernels.list")
+run_rows=$(ue_matrix arch=amd64 -- name)
+all_rows=$(ue_matrix -- name)
 packages=$(sed -n 's/^Package: *//p' "$root/debian/control")
 
 # --- commands --------------------------------------------------------------------
@@ -258,6 +256,8 @@ cmd_run() { # WORDS... (from user-events-run on)
 		# (a synopsis's notation: [--opt VALUE], [--opt]...)
 		w=${w//[\[\]]/}
 		w=${w%...}
+		# (a synopsis's ROW: the row flagged run, the tool's default)
+		[ "$w" != ROW ] || w=$(ue_matrix_one flags~run -- name)
 		[ -z "$w" ] || opts+=("$w")
 	done
 	for ((i = 0; i < ${#opts[@]}; i++)); do
