@@ -139,13 +139,14 @@ ue_splat_re() {
 }
 
 # ue_splats CONSOLE-TEXT: the kernel splats in a console log (our own lines,
-# UE-*, are not kernel output); nothing if there are none. The stack that
+# UE-*, and the KTAP result and diagnostic lines, whose details may quote a
+# "WARNING:", are not kernel output); nothing if there are none. The stack that
 # the kernel prints with an allocation failure (warn_alloc(), percpu) is
 # not a splat: suite faults fails allocations on purpose, and the module
 # loader's vmalloc reports each one it meets; any report that follows such
 # a stack is still caught.
 ue_splats() {
-	grep -v '^UE-' "$1" | ue_drop_alloc_failure_stacks | grep -E "$(ue_splat_re)"
+	grep -vE '^UE-|^ *(not )?ok [0-9]+( |$)|^ *# ' "$1" | ue_drop_alloc_failure_stacks | grep -E "$(ue_splat_re)"
 }
 
 # ue_splat_summary CONSOLE-TEXT: one line on the first splat, for the
@@ -158,7 +159,7 @@ ue_splat_summary() {
 	first=${splats%%$'\n'*}
 	[ -n "$first" ] || return 0
 	awk -v first="$first" '
-		/^UE-SUITE-START / && !found { suite = $2 }
+		/^    # Subtest: / && !found { suite = $3 }
 		!found && $0 == first { found = 1; left = 40; n = 0
 			out = "in suite " (suite == "" ? "(none)" : suite) ": " $0; next }
 		found != 1 { next }
@@ -191,7 +192,7 @@ ue_qemu_int3() {
 # ue_console_text: a serial console's text, from standard input: without
 # carriage returns, and with each kernel message that began in the middle
 # of a line (the kernel and /init share the console, and a printk can land
-# inside a line /init is writing: "UE-RESULT race p[ 81.47] ...\nass ...")
+# inside a line /init is writing: "    ok 12 exit_w[ 81.47] ...\nait")
 # moved whole before that line, so that both read as they were written.
 ue_console_text() {
 	tr -d '\r' | perl -0pe '1 while s/^([^\n]*?[^\n])(\[ *\d+\.\d+\] [^\n]*\n)/$2$1/m'

@@ -51,7 +51,7 @@ if awk '$3 != "pass" { f = 1 } END { exit !f }' "$results"; then
 		[ -f "$log" ] || continue
 		echo
 		echo "$k: the last lines of its console ($log):"
-		grep -v '^UE-RESULT .* pass ' "$log" | tail -15 | cut -c1-160 | sed 's/^/  | /'
+		grep -vE '^ *ok [0-9]+ ' "$log" | tail -15 | cut -c1-160 | sed 's/^/  | /'
 	done
 	echo
 	echo "failures:"

@@ -138,7 +138,7 @@ fi
 # the merge finds through its link to the shard's row directory)
 sed 's/^debug vm pass finished$/debug vm fail finished the VM did not finish in 1500s/' whole.results >fail.results
 cp whole.lock fail.lock && cp whole.notes fail.notes
-mkdir -p fail.logs/debug && printf 'booting\nUE-RESULT abi pass register\nkernel BUG at made-up.c:1\n' >fail.logs/debug/console.log.txt
+mkdir -p fail.logs/debug && printf 'booting\n    ok 1 register\nkernel BUG at made-up.c:1\n' >fail.logs/debug/console.log.txt
 rm -rf s && split fail s && cp -r fail.logs/debug s/b/
 report_whole fail
 merge s/a s/b

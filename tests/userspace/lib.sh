@@ -1,6 +1,8 @@
 # Assertions for the shell suites run inside the test VM.
 # Each suite sets SUITE and sources this file; every check prints one line
-# "UE-RESULT <suite> pass|fail <case> [detail]" that the host counts.
+# "UE-RESULT <suite> pass|fail <case> [detail]", as the C programs do
+# (ue_test.h), which the guest's suite loop (rig/guest/guest-suites.sh)
+# numbers into the suite's KTAP subtest on the console.
 
 ue_pass() { echo "UE-RESULT $SUITE pass $1"; }
 ue_fail() { echo "UE-RESULT $SUITE fail $1 $2"; }
