@@ -1,6 +1,9 @@
 # KUnit suites of the parser (tests/kunit/), on the debug kernel: Debian's
-# kernels ship without KUnit. Each KTAP result line is one check; a missing
-# result (fewer results than the plan announces) is a failure.
+# kernels ship without KUnit. KUnit's own KTAP (its results file) is nested
+# in this suite's subtest, and read on the host by
+# rig/report/console-results.sh like every other: each of its result lines
+# is a check, and a plan with fewer results than it announces fails this
+# suite's case all_cases_reported, which closes it.
 SUITE=kunit
 . /tests/lib.sh
 if [ ! -e /modules/kunit.ko ]; then
@@ -11,17 +14,14 @@ ue_ok insmod_kunit insmod /modules/kunit.ko
 ue_ok insmod_tests insmod /modules/user_events_kunit.ko
 R=/sys/kernel/debug/kunit/user_events_parse/results
 ue_ok results_file test -f $R
-# "ok N name" / "not ok N name [# SKIP ...]" at any depth; names may have
-# spaces, which become '_' in the case name.
-sed -n 's/^ *\(not ok\|ok\) [0-9]* \(.*\)$/\1|\2/p' $R | while IFS='|' read -r v name; do
-	case=$(echo "$name" | sed 's/ # .*//; s/[^A-Za-z0-9_.:-]/_/g')
-	case $name in *"# SKIP"*) v="not ok" ;; esac
-	if [ "$v" = ok ]; then ue_pass "$case"; else ue_fail "$case" "$name"; fi
-done
-# The suite's own plan: its number of test cases, all reported.
-plan=$(sed -n 's/^    1\.\.\([0-9]*\)$/\1/p' $R | head -1)
-got=$(grep -cE '^    (not )?ok [0-9]+ ' $R)
-ue_eq all_cases_reported "$got" "$plan"
+# (8 spaces in: this suite's cases are at 4, rig/guest/guest-suites.sh)
+if [ -f $R ]; then
+	sed 's/^/        /' $R
+	if grep -q '^    1\.\.[0-9]' $R; then ue_pass all_cases_reported
+	else ue_fail all_cases_reported "no plan of the suite's cases in $R"; fi
+else
+	ue_fail all_cases_reported "no results file"
+fi
 ue_ok rmmod_tests rmmod user_events_kunit
 ue_ok rmmod_kunit rmmod kunit
 # SysRq on the debug kernels (tests/kernel/debug.config): the report of the
