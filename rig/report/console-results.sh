@@ -30,7 +30,8 @@
 #    XPASS, TIMEOUT and ERROR fail; a TODO result is not counted. A
 #    failure without a reason gets the first assertion line ("file.c:N:"
 #    or "FAILED at") the test printed. Names: any character but
-#    [A-Za-z0-9_.:-] becomes "_";
+#    [A-Za-z0-9_.:-] becomes "_" (spaces at either end too, as KUnit's
+#    names have them); a result without one is "test_N";
 #  - each SUITE that never started (no subtest of its name: the console
 #    ended before it) fails "suite_completed"; fewer suites' results than
 #    the document's plan, with no suite to name for it, fails "vm
@@ -90,10 +91,12 @@ awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '
 		return "last case: " (s in last ? last[s] : "none reported")
 	}
 	# (indentation and the line without it)
-	{ sub(/ +$/, ""); match($0, /^ */); ind = RLENGTH; text = substr($0, ind + 1); d = int(ind / 4) }
+	# (a name keeps its spaces, a trailing one too: KUnit'"'"'s "u32 a " is a case
+	# of its own)
+	{ match($0, /^ */); ind = RLENGTH; text = substr($0, ind + 1); d = int(ind / 4) }
 	/^UE-UPTIME [0-9]/ { up = int($2); next }
 	ind % 4 != 0 { next }
-	text ~ /^K?TAP version [0-9]+$/ {
+	text ~ /^K?TAP version [0-9]+ *$/ {
 		if (d > 0 && !(d - 1 <= top && open[d - 1])) next
 		close_below(d - 1)
 		top = d; open[d] = 1; name[d] = ""; plan[d] = ""; cnt[d] = 0; knd[d] = ""; diag[d] = ""
@@ -104,7 +107,7 @@ awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '
 	!(d <= top && open[d]) { next }
 	text ~ /^# Subtest: [^ ]/ {
 		if (cnt[d] == 0 && name[d] == "" && top == d) {
-			name[d] = substr(text, 12)
+			name[d] = substr(text, 12); sub(/ +$/, "", name[d])
 			if (d == 1 && kind(0) == "top") {
 				cur = name[d]
 				if (!(cur in started)) order[++n] = cur
@@ -113,14 +116,14 @@ awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '
 		}
 		next
 	}
-	text ~ /^1\.\.[0-9]+$/ { if (cnt[d] == 0 && top == d) plan[d] = substr(text, 4) + 0; next }
+	text ~ /^1\.\.[0-9]+ *$/ { if (cnt[d] == 0 && top == d) plan[d] = substr(text, 4) + 0; next }
 	d == 0 && kind(0) == "top" && text ~ /^# [^ ]+: / {
 		s = $2; sub(/:$/, "", s)
 		if ($3 == "rc=" || $3 ~ /^rc=/) rc[s] = substr($3, 4)
 		else if ($3 == "cut" && $4 == "off") cut[s] = 1
 		else if ($3 == "unloaded") left[s] = left[s] (left[s] == "" ? "" : ", ") $4
 		else if ($3 == "could" && $4 == "not" && $5 == "unload") {
-			line = text; sub(/^# [^ ]+: could not unload /, "", line)
+			line = text; sub(/^# [^ ]+: could not unload /, "", line); sub(/ +$/, "", line)
 			print row " " s " fail unloaded_after " line
 		}
 		next
@@ -133,12 +136,14 @@ awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '
 	}
 	text ~ /^(not )?ok [0-9]+( |$)/ {
 		v = text ~ /^not / ? "fail" : "pass"
-		rest = text; sub(/^(not )?ok [0-9]+ */, "", rest)
+		rest = text; sub(/^(not )?ok [0-9]+ ?/, "", rest)
 		desc = rest; data = ""
-		if ((i = index(rest, "#")) > 0) {
-			desc = substr(rest, 1, i - 1); data = substr(rest, i + 1)
-			sub(/ +$/, "", desc); sub(/^ +/, "", data)
+		if ((i = index(rest, " #")) > 0 || (i = index(rest, "#")) == 1) {
+			desc = substr(rest, 1, i - 1); data = substr(rest, i + (i > 1 ? 2 : 1))
+			sub(/^ +/, "", data); sub(/ +$/, "", data)
 		}
+		num = text; sub(/^(not )?ok /, "", num); sub(/[^0-9].*/, "", num)
+		if (desc == "") desc = "test_" num
 		dir = toupper(data); sub(/[^A-Z].*/, "", dir)
 		if (dir !~ /^(SKIP|TODO|XFAIL|XPASS|TIMEOUT|ERROR)$/) dir = ""
 		if (dir != "" && dir != "TODO") v = "fail"
