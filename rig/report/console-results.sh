@@ -29,9 +29,10 @@
 #  - a case passes on "ok" without a directive; "not ok", SKIP, XFAIL,
 #    XPASS, TIMEOUT and ERROR fail; a TODO result is not counted. A
 #    failure without a reason gets the first assertion line ("file.c:N:"
-#    or "FAILED at") the test printed. Names: any character but
-#    [A-Za-z0-9_.:-] becomes "_" (spaces at either end too, as KUnit's
-#    names have them); a result without one is "test_N";
+#    or "FAILED at") the test printed. Names: a space becomes "_"; in a
+#    nested producer's KTAP any character but [A-Za-z0-9_.:-] does (spaces
+#    at either end too, as KUnit's names have them); a result without a
+#    name is "test_N";
 #  - each SUITE that never started (no subtest of its name: the console
 #    ended before it) fails "suite_completed"; fewer suites' results than
 #    the document's plan, with no suite to name for it, fails "vm
@@ -50,7 +51,15 @@
 row=$1 console=$2
 shift 2
 awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '
-	function sanitize(s) { gsub(/[^A-Za-z0-9_.:-]/, "_", s); return s }
+	# A case name: one word. Our suites'"'"' names are kept as they are
+	# ("group.bad.gid=-1"); in another producer'"'"'s nested KTAP, names with
+	# spaces and brackets ("char[20] a"), anything but [A-Za-z0-9_.:-]
+	# becomes "_".
+	function sanitize(s, nested) {
+		if (nested) gsub(/[^A-Za-z0-9_.:-]/, "_", s)
+		else gsub(/[ \t]/, "_", s)
+		return s
+	}
 	# The kind of the test list at depth d: "named" (a suite), "top" (the
 	# document of the suites) or "nested" (another producer'"'"'s KTAP).
 	function kind(d) {
@@ -157,7 +166,7 @@ awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '
 		if (v == "fail" && data == "") data = diag[d]
 		diag[d] = ""
 		if (k == "top") {
-			s = ckind == "named" ? cname : sanitize(desc)
+			s = ckind == "named" ? cname : sanitize(desc, 0)
 			ended[s] = 1
 			if (s == cur) cur = ""
 			plan0 = plan[0]; cnt0 = cnt[0]
@@ -169,7 +178,7 @@ awk -v row="$row" -v expect="$*" -v wall="${UE_VM_WALL:-}" '
 			if (cplan == "") cshort = "no plan" (cshort == "" ? "" : ", " cshort)
 			if (cshort != "") { v = "fail"; data = data (data == "" ? "" : "; ") cshort }
 		}
-		case_line(suite_of(d), sanitize(desc), v, data)
+		case_line(suite_of(d), sanitize(desc, k == "nested"), v, data)
 		next
 	}
 	END {

@@ -226,6 +226,12 @@ printf '%s\n' "KTAP version 1" "1..2" "    KTAP version 1" "    # Subtest: a" " 
 	"# a: rc=0 secs=1" "ok 1 a" >"$work/short"
 expect plan.short "$(parse "$work/short" a | tr '\n' '|')" \
 	"R a pass x|R a pass suite_completed|R vm fail suites_reported plan 1..2, 1 suites reported|"
+# A suite's case names are kept as they are (suite module's
+# "group.bad.gid=-1"); only a nested producer's become [A-Za-z0-9_.:-].
+printf '%s\n' "KTAP version 1" "1..1" "    KTAP version 1" "    # Subtest: a" "    ok 1 group.bad.gid=-1" \
+	"        KTAP version 1" "        1..1" "        ok 1 char[20] a" "    ok 2 nested" "# a: rc=0 secs=1" "ok 1 a" >"$work/names"
+expect names.kept "$(parse "$work/names" a | tr '\n' '|')" \
+	"R a pass group.bad.gid=-1|R a pass char_20__a|R a pass nested|R a pass suite_completed|"
 # The VM's own checks (rig/guest/guest-init): a test "vm" of their own.
 printf '%s\n' "KTAP version 1" "# Subtest: vm" "ok 1 keys_held" "not ok 2 smp # 1 CPU online, want at least 2" \
 	"UE-BOOTED 6.12" >"$work/vm"
