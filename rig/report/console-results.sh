@@ -12,7 +12,8 @@
 #  - a test named by "# Subtest: NAME" at depth 0 to 2 (the VM's checks
 #    "vm" at 0, a suite at 1, a C program that reports under its own name
 #    at 2) is a suite NAME: each result line in it is a case of NAME,
-#    "<ROW> NAME pass|fail <case> [detail]";
+#    "<ROW> NAME pass|fail <case> [detail]" (the line that closes a C
+#    program's test in its suite is no case: its cases are its verdict);
 #  - the results of the unnamed document at depth 0 are the suites'
 #    verdicts, which give each suite's "suite_completed": pass only if it
 #    ended ("ok"/"not ok" line) with "# <suite>: rc=0" and was not cut off
