@@ -100,7 +100,7 @@ echo "UE-RESULT selftests pass abi_test.ran exit=1, 3s"
 EOF
 # (the default limit, for the suites without their own: short, so that a
 # loop that waits for it shows in the time below)
-echo 30 >"$t/suite_timeout"
+echo 60 >"$t/suite_timeout"
 
 t0=$(date +%s)
 : >"$work/no-modules"
@@ -110,11 +110,11 @@ rc=$?
 secs=$(( $(date +%s) - t0 ))
 expect loop.exit_status "$rc" 0
 # The hang's 2 s, and 1 s the watchdog gives the kernel's task dump; a
-# loop that waited for the default limit would take 30 s, one that
-# waited for the hang 60 s. (Whole seconds of date +%s, and this check
-# runs at nice 10 beside the VMs, where a busy machine adds seconds.)
-if [ "$secs" -ge 2 ] && [ "$secs" -le 20 ]; then result pass loop.time
-else result fail loop.time "the loop took ${secs}s, want 2 to 20"; fi
+# loop that waited for the default limit or for the hang would take 60 s.
+# (Whole seconds of date +%s, and this check runs at nice 10 beside the
+# first jobs and the VMs: on a busy machine the loop took 25 s.)
+if [ "$secs" -ge 2 ] && [ "$secs" -le 45 ]; then result pass loop.time
+else result fail loop.time "the loop took ${secs}s, want 2 to 45"; fi
 # The KTAP around the suites: the document's plan, a subtest per suite
 # and the suite's own result line after its diagnostics.
 expect ktap.head "$(head -2 "$work/console" | tr '\n' '|')" "KTAP version 1|1..6|"
@@ -124,7 +124,8 @@ expect ktap.good "$(sed -n '/^    # Subtest: good$/,/^not ok 1 good/p' "$work/co
 expect ktap.own_output_kept_out "$(grep -c '^UE-OUT after: ok 1 a line of its own output' "$work/console")" 1
 hang_rc=$(grep '^# hang: rc=' "$work/console")
 case $hang_rc in
-"# hang: rc=137 secs="[2-8]) result pass hang.killed_at_limit ;;
+# (2 s, and what a busy machine adds: 12 s seen)
+"# hang: rc=137 secs="[2-9] | "# hang: rc=137 secs="[1-3][0-9]) result pass hang.killed_at_limit ;;
 *) result fail hang.killed_at_limit "'$hang_rc'" ;;
 esac
 expect hang.timeout_line "$(grep -c '^# hang: cut off at its time limit of 2 s' "$work/console")" 1
