@@ -64,6 +64,10 @@ expect ran.results "$(cat "$build/results.d/fetch.r2" 2>&1)" "r2 stub pass fetch
 expect not_run "$(sort "$work/not-run")" "$(printf '%s\n' \
 	"r1 vm fail not_run vm.r1: modules.r1 (r1/mod/user_events.ko) tools.amd64 (tools-root)" \
 	"r2 vm fail not_run vm.r2: tools.amd64 (tools-root)")"
+# A job cut off (its lines still results.d/ID.part: ninja killed) fails.
+mv "$build/results.d/fetch.r2" "$build/results.d/fetch.r2.part"
+expect cut_off "$(UE_BUILD_DIR=$build "$work/rig/check/not-run.sh" | grep fetch.r2)" \
+	"r2 fetch fail cut_off fetch.r2: it started and never ended (the output of ninja says why)"
 
 # The chroots' lock (chroot-lib.sh, ue_chroot_lock): a command that changes
 # a chroot (apt-get, taken alone) waits for one that holds it, and shared
