@@ -143,8 +143,7 @@ rows_of() {
 		[ "${krel[$k]}" = "$1" ] && [ "${karch[$k]}" = "$2" ] && echo "$k"
 	done
 }
-# fetches_of ROW...: the jobs that fetch them.
-fetches_of() { local k; for k in "$@"; do echo "fetch.$k"; done; }
+# modules_of ROW...: the jobs that build their modules.
 modules_of() { local k; for k in "$@"; do echo "modules.$k"; done; }
 
 # The VM rows, longest first: ours, the full rows with extra suites
