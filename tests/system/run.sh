@@ -374,7 +374,7 @@ qemu_argv() {
 	local cpus=1
 	[ ! -s "$work/upgrade" ] || cpus=2
 	ue_qemu_argv amd64
-	sys_qemu=(timeout "${UE_SYSTEM_TIMEOUT:-1200}" "${ue_qemu[@]}" -accel tcg,thread=multi
+	sys_qemu=(timeout "${UE_SYSTEM_TIMEOUT:-2400}" "${ue_qemu[@]}" -accel tcg,thread=multi
 		-machine q35,smm=on -cpu max -m 1024 -smp "$cpus" -no-reboot
 		-global driver=cfi.pflash01,property=secure,value=on
 		-drive if=pflash,format=raw,unit=0,file="$ovmf_code",readonly=on
@@ -385,8 +385,10 @@ qemu_argv() {
 }
 
 # boot_once CONSOLE: one QEMU run of the disk, until the guest powers off
-# (or UE_SYSTEM_TIMEOUT seconds, default 1200, have passed: a boot that
-# installs a kernel and builds the module for it takes 4 minutes alone).
+# (or UE_SYSTEM_TIMEOUT seconds, default 2400, have passed: a boot that
+# installs a kernel and builds the module for it takes 4 minutes alone,
+# and trixie's first, its apt and DKMS, 1145 s beside the rest of make
+# check on a slower 2-core machine, where 1200 s once cut it off).
 boot_once() {
 	rm -f "$1"
 	qemu_argv "$work/vars-$mode.run.fd"
