@@ -124,7 +124,7 @@ fi
 # module). The rows go in UE_KERNELS's order: stock, Debian's;
 # debug_kernels, ours. A row's kernel directory (kroot): a Debian row's in
 # the cache, ours through the link its kernel job makes (graph.sh).
-declare -A krel klevel karch kroot kmade kseries kflavour klimit kextra kflags arm64_install
+declare -A krel klevel karch kroot kmade kseries kflavour klimit kextra kflags amd64_install arm64_install
 while read -r k made rel series fl level limit extra flags arch; do
 	[[ " $kernels " == *" $k "* ]] || continue
 	kmade[$k]=$made kseries[$k]=$series kflavour[$k]=$fl klevel[$k]=$level klimit[$k]=$limit
@@ -189,6 +189,16 @@ run_kernel=
 for k in $(ue_matrix flags~run -- name) $stock; do
 	[[ " $stock " == *" $k "* ]] && [ "${karch[$k]}" = amd64 ] && { run_kernel=$k; break; }
 done
+# The install test's steps in a release's chroot take one amd64 row of it,
+# its first in kernels.list's order: the steps test the package with that
+# release's apt and DKMS (install, a kernel upgrade, purge, the package
+# upgrade, autopkgtest), which are the same for each of its kernels; each
+# row's VM loads the module built as DKMS builds it there (stage-build.sh).
+# With every kernel of the release, the steps took 1500 CPU s of a run's
+# 7300 on a 2-core machine, the DKMS builds and removals for each kernel.
+for k in $stock; do
+	[ "${karch[$k]}" = amd64 ] && [ -z "${amd64_install[${krel[$k]}]:-}" ] && amd64_install[${krel[$k]}]=$k
+done
 # The install test's DKMS step in an arm64 root (qemu-user: minutes, and a
 # kernel's headers stay in the root, rig/fetch/arm64-root.sh) takes one
 # arm64 row a release, its first in kernels.list's order, but not one
@@ -207,7 +217,7 @@ for k in $stock; do
 	fi
 done
 {
-	declare -p krel klevel karch kroot kmade kseries kflavour klimit kextra kflags arm64_install
+	declare -p krel klevel karch kroot kmade kseries kflavour klimit kextra kflags amd64_install arm64_install
 	for v in root rig build notes kernels stock debug_kernels newest_kernels releases own_release sample run_kernel; do
 		printf '%s=%q\n' "$v" "${!v}"
 	done

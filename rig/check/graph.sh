@@ -136,13 +136,6 @@ edge() {
 	printf '%s\t%s\n' "$id" "$*" >>"$build/deps.tsv"
 	printf '%s\t%s\n' "$id" "$(product "$id")" >>"$build/products.tsv"
 }
-# rows_of RELEASE ARCH: the Debian rows of RELEASE and ARCH.
-rows_of() {
-	local k
-	for k in $stock; do
-		[ "${krel[$k]}" = "$1" ] && [ "${karch[$k]}" = "$2" ] && echo "$k"
-	done
-}
 # modules_of ROW...: the jobs that build their modules.
 modules_of() { local k; for k in "$@"; do echo "modules.$k"; done; }
 
@@ -251,17 +244,17 @@ fi
 
 if [ "$vms_only" != 1 ]; then
 	# --- the install test ---------------------------------------------------------
-	# Its steps in each release's chroot once the release's modules are built
-	# (its rows are those whose module built); the .deb with DKMS in an arm64
-	# root for a release's arm64 rows (arm64-root.sh, begun early under
-	# qemu-user); the boots of what DKMS built, last.
+	# Its steps in each release's chroot for one amd64 row of the release,
+	# once that row's module is built; the .deb with DKMS in an arm64 root
+	# for one arm64 row (arm64-root.sh, begun early under qemu-user); the
+	# boots of what DKMS built, last.
 	systems=$("$root/tests/system/run.sh" list)
 	edge debs install
 	for r in $releases; do
-		rows=$(rows_of "$r" amd64)
-		# shellcheck disable=SC2086
-		[ -z "$rows" ] || edge "install-steps.$r" install debs userspace.amd64 $(modules_of $rows)
-		# (one arm64 row a release: check.sh, arm64_install)
+		# (one amd64 and one arm64 row a release: check.sh, amd64_install
+		# and arm64_install)
+		k=${amd64_install[$r]:-}
+		[ -z "$k" ] || edge "install-steps.$r" install debs userspace.amd64 "modules.$k"
 		k=${arm64_install[$r]:-}
 		[ -n "$k" ] || continue
 		edge "arm64-root.$r" emu "fetch.$k"
@@ -276,14 +269,14 @@ if [ "$vms_only" != 1 ]; then
 	# order of systems.list.
 	# A run without that release's rows has no system of it.
 	while read -r s r; do
-		[ -n "$(rows_of "$r" amd64)" ] || continue
+		[ -n "${amd64_install[$r]:-}" ] || continue
 		edge "system-image.$s" chroot
 		edge "system-disk.$s" chroot "system-image.$s" debs
 		# shellcheck disable=SC2046
 		edge "system.$s" system "system-disk.$s" $(for k in $debug_kernels; do echo "vm.$k"; done)
 	done <<<"$systems"
 	for r in $releases; do
-		[ -z "$(rows_of "$r" amd64)" ] || edge "install-boot.$r" vm "install-steps.$r"
+		[ -z "${amd64_install[$r]:-}" ] || edge "install-boot.$r" vm "install-steps.$r"
 		[ -z "${arm64_install[$r]:-}" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64"
 	done
 fi

@@ -4,15 +4,6 @@
 # autopkgtest) once the release's modules are built, the .deb with DKMS in an arm64 root for the
 # release's arm64 rows, and the boots of what DKMS built.
 
-# The install test's rows of release $1: its amd64 rows (all their
-# modules built: graph.sh).
-install_rows() {
-	local k
-	for k in $stock; do
-		[ "${krel[$k]}" = "$1" ] && [ "${karch[$k]}" = amd64 ] && echo "$k"
-	done
-}
-
 # debs: the .debs of this tree and of the previous release, which the
 # install test's steps and the booted systems install.
 job_debs() {
@@ -23,7 +14,7 @@ job_debs() {
 job_install_steps() {
 	local r=${1%-arm64} rows t0 example=$ubin/example
 	if [ "$1" = "$r" ]; then
-		rows=$(install_rows "$r")
+		rows=${amd64_install[$r]}
 		say "install test on $r: the .deb with $r's dkms for" $rows", kernel and package upgrades, autopkgtest"
 		t0=$(date +%s)
 		# shellcheck disable=SC2086
@@ -48,7 +39,7 @@ job_install_steps() {
 job_install_boot() {
 	local r=${1%-arm64} rows t0 example=$ubin/example
 	if [ "$1" = "$r" ]; then
-		rows=$(install_rows "$r")
+		rows=${amd64_install[$r]}
 	else
 		rows=${arm64_install[$r]}
 		example=$build/userspace-arm64/example

@@ -36,7 +36,7 @@ mkdir -p "$build/take" "$build/status" "$build/results.d"
 cat >"$build/env.sh" <<EOS
 declare -A krel=([r1]=rel [r2]=rel) klevel=([r1]=full [r2]=full) karch=([r1]=amd64 [r2]=amd64)
 declare -A kroot=() kmade=([r1]=debian [r2]=debian) kseries=() kflavour=() klimit=()
-declare -A kextra=([r1]=- [r2]=-) kflags=() arm64_install=()
+declare -A kextra=([r1]=- [r2]=-) kflags=() amd64_install=() arm64_install=()
 root=$(dirname "$rig") rig=$work/rig build=$build notes=$build/notes
 kernels=" r1 r2" stock=" r1 r2" debug_kernels= newest_kernels= releases="rel " own_release=
 sample=r1 run_kernel=r1 vms_only=1 host_checks=1

@@ -2,14 +2,16 @@
 # The install test's steps inside one release's chroot (run by run.sh in an
 # overlay over the cached chroot, as root; the release's own apt and dkms):
 #   1. apt-get install ./user-events-dkms_<ver>_all.deb with the headers of
-#      the release's kernels present, and of a fake kernel configured with
-#      CONFIG_USER_EVENTS=y that DKMS must skip;
+#      the given kernels present (the chroot's others purged first), and of
+#      a fake kernel configured with CONFIG_USER_EVENTS=y that DKMS must
+#      skip;
 #   2. what DKMS built for each kernel (status, .ko, version, vermagic,
 #      signature, modules.dep); the .ko files are copied to DEBS/../ko/;
 #   3. a kernel upgrade: the headers of one further kernel, installed after
 #      the package, and DKMS builds for it on its own;
 #   4. apt-get remove, then purge: nothing is left;
-#   5. a package upgrade, from PREV to this version, with one kernel's headers;
+#   5. a package upgrade, from PREV to this version, with the first given
+#      kernel's headers only;
 #   6. the autopkgtest of Debian's DKMS packages (Testsuite:
 #      autopkgtest-pkg-dkms), with this release's autopkgtest;
 #   7. purge: nothing is left;
@@ -111,7 +113,21 @@ check_built() { # release version prefix
 
 log "$(. /etc/os-release; echo "$PRETTY_NAME"), dkms $(dpkg-query -W -f='${Version}' dkms 2>/dev/null || echo '(not yet installed)')"
 
+# headers_only LOG KERNEL...: every kernel's headers but these purged (with
+# what only they needed), so that DKMS builds for these kernels alone.
+headers_only() {
+	local name=$1 others
+	shift
+	others=$(dpkg-query -W -f='${Package} ${Status}\n' 'linux-headers-*' |
+		awk -v keep=" $* " '/ok installed/ && $1 !~ /-common(-.*)?$/ &&
+			index(keep, " " substr($1, 15) " ") == 0 { print $1 }')
+	# shellcheck disable=SC2086
+	[ -z "$others" ] || aptlog "$name" purge --autoremove $others
+}
+
 # --- 1. the fake kernel with user_events built in, then the package ----------
+headers_only purge-headers "$@" ||
+	pres fail install_setup "purging the other kernels' headers failed, see $work/purge-headers.txt"
 last=${*: -1}
 rm -rf "/usr/src/linux-headers-$fake" "/lib/modules/$fake"
 cp -a "$(readlink -f "/lib/modules/$last/build")" "/usr/src/linux-headers-$fake"
@@ -169,13 +185,10 @@ fi
 check_nothing_left purge
 
 # --- 5. a package upgrade, with the first kernel's headers only ----------------
-# (one build per step: the other kernels' headers go)
+# (one build per step: the other kernels' headers go, the further one's)
 keep=$1
-others=$(dpkg-query -W -f='${Package} ${Status}\n' 'linux-headers-*' |
-	awk -v k="linux-headers-$keep" '/ok installed/ && $1 != k && $1 !~ /-common(-.*)?$/ { print $1 }')
-# shellcheck disable=SC2086
-[ -z "$others" ] || aptlog purge-headers purge --autoremove $others ||
-	pres fail upgrade_setup "purging the other headers failed, see $work/purge-headers.txt"
+headers_only upgrade-headers "$keep" ||
+	pres fail upgrade_setup "purging the other headers failed, see $work/upgrade-headers.txt"
 log "package upgrade: $prev, then $version"
 if aptlog upgrade-from install "$prevdeb"; then pres pass upgrade.old_installed
 else pres fail upgrade.old_installed "see $work/upgrade-from.txt"; fi

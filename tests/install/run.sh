@@ -3,7 +3,7 @@
 # release installs it, with that release's apt and dkms (2.8 on bullseye, 3.0
 # on bookworm, 3.2 on trixie, unstable's), in an overlay over the release's
 # cached chroot (rig/lib/chroot-lib.sh) that already has the headers of the
-# release's kernels:
+# release's kernels (those of the kernels given kept, the others purged):
 #   - the steps of in-chroot.sh: install, what DKMS built and skipped, a
 #     kernel upgrade, remove and purge, a package upgrade, autopkgtest; and
 #     user-events-dev: samples/example.c built there with the installed
@@ -115,8 +115,9 @@ steps() {
 	debs_built || exit 0
 
 	# --- the further kernel of the kernel upgrade --------------------------------
-	# The cloud flavour of the release's first kernel whose cloud flavour no row
-	# tests (5.10 on bullseye, 6.12 on bookworm, 7.3 on trixie, unstable's).
+	# The cloud flavour of the first kernel given whose cloud flavour is not
+	# given too (its headers are not in the chroot once in-chroot.sh has
+	# purged those of the kernels not given).
 	further=
 	for r in "${rels[@]}"; do
 		b=${r%-amd64}; b=${b%-rt}; b=${b%-cloud}
