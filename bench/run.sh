@@ -182,7 +182,7 @@ for impl in ours inkernel; do
 			echo "-m smp -r $smp_rounds -t $smp_secs" >"$ir/bench-args"
 		fi
 		[ $impl = inkernel ] || cp "$out/mod/user_events.ko" "$ir/modules/"
-		ue_initramfs_pack "$ir" "$out/initrd-$kind$impl.gz"
+		ue_initramfs_pack "$ir" "$out/initrd-$kind$impl.cpio"
 	done
 done
 
@@ -221,7 +221,7 @@ for b in $(seq 1 "$boots"); do
 	for impl in ours inkernel; do
 		if [ $impl = ours ]; then kr=$k_ours; else kr=$k_ink; fi
 		say "boot $b/$boots: $impl ($(cat "$kr/release"))"
-		bench_boot "$kr" "$out/initrd-$impl.gz" "$out/console-$impl-$b.log" $impl
+		bench_boot "$kr" "$out/initrd-$impl.cpio" "$out/console-$impl-$b.log" $impl
 	done
 done
 
@@ -280,7 +280,7 @@ if [ "$smp_boots" -gt 0 ]; then
 				watch=$!
 				busy0=$(cpu_busy)
 				t0=$(date +%s)
-				UE_VM_CPUS=2 ue_qemu_opts= bench_boot "$kr" "$out/initrd-smp-$impl.gz" "$log" "$impl (2 vCPUs)"
+				UE_VM_CPUS=2 ue_qemu_opts= bench_boot "$kr" "$out/initrd-smp-$impl.cpio" "$log" "$impl (2 vCPUs)"
 				busy1=$(cpu_busy)
 				kill "$watch"
 				wait "$watch" 2>/dev/null || true

@@ -59,11 +59,11 @@ ir=$out/initramfs
 ue_initramfs_skeleton "$ir" "$rig/guest/demo-init" "$(ue_kroot_busybox "$kr")"
 cp "$out/mod/user_events.ko" "$ir/modules/"
 cp "$out/example" "$ir/example"
-ue_initramfs_pack "$ir" "$out/initrd.gz"
+ue_initramfs_pack "$ir" "$out/initrd.cpio"
 
 say "booting $(cat "$kr/release") (console log: $out/console.log)"
 rc=0
-ue_boot "$kr" "$out/initrd.gz" "$out/console.log" 120 || rc=$?
+ue_boot "$kr" "$out/initrd.cpio" "$out/console.log" 120 || rc=$?
 echo
 tr -d '\r' <"$out/console.log" | sed -n 's/^DEMO|//p' | grep -v '^DONE$' || true
 echo

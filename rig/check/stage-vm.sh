@@ -11,7 +11,7 @@ vm_limit() { echo "${UE_VM_TIMEOUT:-${klimit[$1]:-900}}"; }
 job_vm() {
 	local k=$1 t0
 	ue_job "initramfs $k" make_initramfs "$k"
-	say "$k: initramfs $(( $(stat -c %s "$build/$k/initrd.gz") / 1048576 )) MB (gzip -1)"
+	say "$k: initramfs $(( $(stat -c %s "$build/$k/initrd.cpio") / 1048576 )) MB"
 	vm_timeout=$(vm_limit "$k")
 	say "$k: booting $(cat "${kroot[$k]}/release") (timeout ${vm_timeout}s)"
 	t0=$(date +%s)

@@ -75,7 +75,7 @@ make_initramfs() { # kernel
 		cp "$build/$k/kunit/tests/kunit/user_events_kunit.ko" "$ir/modules/"
 	fi
 	[ -d "$troot" ] && cp -a "$troot"/. "$ir/"
-	ue_initramfs_pack "$ir" "$build/$k/initrd.gz"
+	ue_initramfs_pack "$ir" "$build/$k/initrd.cpio"
 }
 
 boot_and_run() { # kernel
@@ -94,7 +94,7 @@ boot_and_run() { # kernel
 	# The caller's UE_VM_CMDLINE comes after these (tsc_early_khz=, say,
 	# to give a guest the clock fault that guest-init handles).
 	UE_VM_CMDLINE="slub_debug=FP,trace_event_file rcupdate.rcu_expedited=1${UE_VM_CMDLINE:+ $UE_VM_CMDLINE}" \
-		ue_boot_checked "${kroot[$k]}" "$build/$k/initrd.gz" "$log" "$vm_timeout" >"$build/$k/int3.notes"
+		ue_boot_checked "${kroot[$k]}" "$build/$k/initrd.cpio" "$log" "$vm_timeout" >"$build/$k/int3.notes"
 	rc=$?
 	while read -r line; do say "$line"; done <"$build/$k/int3.notes"
 	cat "$build/$k/int3.notes" >>"$notes"

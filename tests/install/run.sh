@@ -236,10 +236,10 @@ boot() {
 		*.gz) gzip -dc "$ko" ;;
 		*) cat "$ko" ;;
 		esac >"$ir/modules/user_events.ko"
-		ue_initramfs_pack "$ir" "$work/$k/initrd.gz"
+		ue_initramfs_pack "$ir" "$work/$k/initrd.cpio"
 		log "$k: booting $r with the module DKMS built"
 		console=$work/$k/console.log
-		ue_boot_checked "$UE_CACHE/kernels/$k" "$work/$k/initrd.gz" "$console" "$vm_timeout" >>"$notes"
+		ue_boot_checked "$UE_CACHE/kernels/$k" "$work/$k/initrd.cpio" "$console" "$vm_timeout" >>"$notes"
 		rc=$?
 		if grep -q '^UE-DONE' "$console.txt"; then
 			result "$k" pass vm_finished
