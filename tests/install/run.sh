@@ -225,6 +225,8 @@ boot() {
 		ue_initramfs_skeleton "$ir" "$here/smoke-init" "$(ue_kroot_busybox "$UE_CACHE/kernels/$k")"
 		mkdir -p "$ir/tests"
 		cp "$root/tests/userspace/lib.sh" "$ir/tests/"
+		cp "$here/smoke.sh" "$ir/tests/10-install.sh"
+		cp "$rig/guest/guest-suites.sh" "$ir/guest-suites.sh"
 		cp "$work/example" "$ir/example"
 		cp "$(dirname "$example")/ue_keyhold" "$ir/ue_keyhold"
 		cp "$root/VERSION" "$ir/modules/VERSION"
@@ -246,9 +248,7 @@ boot() {
 		else
 			result "$k" fail vm_finished "qemu status $rc, see $console.txt"
 		fi
-		grep '^UE-RESULT install ' "$console.txt" | while read -r _ _ verdict rest; do
-			echo "$k install $verdict $rest"
-		done
+		"$rig/report/console-results.sh" "$k" "$console.txt" install
 		splats=$(ue_splats "$console.txt")
 		if [ -n "$splats" ]; then
 			result "$k" fail vm_no_kernel_splat "$(ue_splat_summary "$console.txt" | tr '\n' '|')"
