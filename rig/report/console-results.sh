@@ -2,7 +2,8 @@
 # The results of a VM's console: the one reader of the KTAP the guests
 # print (KTAP version 1, the kernel's Documentation/dev-tools/ktap.rst),
 # from our suites (rig/guest/guest-suites.sh, rig/guest/guest-init; the
-# install test's smoke test, tests/install/smoke-init), the
+# install test's smoke test, tests/install/smoke-init; a booted system's,
+# tests/system/guest-test), the
 # upstream selftests and KUnit (nested in their suites' subtests).
 # Usage: console-results.sh ROW CONSOLE-TEXT [SUITE...]
 # SUITE...: the suites the VM's initramfs holds (their names without NN-).
