@@ -309,8 +309,8 @@ EOF
 # printed anything). The consoles in WORK/console-MODE-K.log.txt. Every
 # boot must have begun and ended ("UE-BOOTED ... boot K", its KTAP suite
 # "system" ended, read by rig/report/console-results.sh, whose
-# suite_completed is the boot's "finished", and "UE-DONE"). A boot whose test has not
-# begun after UE_SYSTEM_BOOT_TIMEOUT seconds (default 240; it begins about
+# suite_completed is the boot's "finished", and "UE-DONE"). A boot whose
+# test has not begun after UE_SYSTEM_BOOT_TIMEOUT seconds (default 240; it begins about
 # 15 s after the firmware), or whose kernel panicked before it, stalled
 # before anything of ours ran: it is tried once more, said in a note.
 boot_mode() {
