@@ -8,11 +8,22 @@
 #   probes.sh OUT PROBE.c... -- CC [FLAGS...]
 #
 # compiles every PROBE.c with CC FLAGS (the kernel's compiler and flags for
-# a module, -fsyntax-only), all at once, and writes the header OUT: for
-# each, "#define UE_HAVE_<NAME> 1" where it compiled, and where it did not
-# a comment with the compiler's first error. OUT is left alone where it
-# would not change, so that nothing that includes it is rebuilt for
-# nothing.
+# a module, -fsyntax-only) and writes the header OUT: for each,
+# "#define UE_HAVE_<NAME> 1" where it compiled, and where it did not a
+# comment with the compiler's first error. OUT is left alone where it would
+# not change, so that nothing that includes it is rebuilt for nothing.
+#
+# Parsing the kernel's headers is nearly all a probe costs, and the probes
+# include much the same headers: compiled one by one they cost more than
+# the module's own source (docs/design.md, Compile probes). So the probes
+# that define no macro of their own are compiled together, as one file
+# that includes them all, with each error reported at the probe's own line
+# (-ftrack-macro-expansion=0): a probe whose file an error names, or that
+# includes the header an error is in, did not compile, and the others are
+# compiled together again without it, until they compile. An error that
+# names no probe sends them back to one compile each. A probe that defines
+# or undefines a macro (which would reach the probes after it) is compiled
+# alone.
 #
 # "Did not compile" must mean that the API is not there, or the module
 # takes its older path for a reason nobody sees. A compile that ends
@@ -42,10 +53,62 @@ rm -rf "$tmp"
 mkdir -p "$tmp" || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# Each probe's output in $tmp/NAME.log, its exit status in $tmp/NAME.rc.
+# Each probe's output (or the errors that name it) in $tmp/NAME.log, its
+# exit status in $tmp/NAME.rc.
+alone() { # PROBE.c CC...
+	n=$(basename "$1" .c)
+	p=$1
+	shift
+	"$@" "$p" >"$tmp/$n.log" 2>&1
+	echo $? >"$tmp/$n.rc"
+}
+together=
 for p in $probes; do
+	case $p in /*) ;; *) p=$PWD/$p ;; esac
+	if grep -q '^[[:space:]]*#[[:space:]]*\(define\|undef\)' "$p"; then
+		alone "$p" "$@" &
+	else
+		together="$together $p"
+	fi
+done
+# named LOG PROBE.c: the errors of LOG that are PROBE's: on its own lines,
+# or in a header it includes (the include chain that precedes the error;
+# any diagnostic ends it).
+named() {
+	awk -v p="$2" '
+	/^In file included from / { from = "" }
+	/^In file included from |^ +from / { if (index($0, p ":")) from = p; next }
+	/: error: / { if (index($0, p ":") == 1 || from == p) print }
+	/: (error|warning|note): / { from = "" }' "$1"
+}
+while [ -n "$together" ]; do
+	: >"$tmp/together.c"
+	for p in $together; do echo "#include \"$p\"" >>"$tmp/together.c"; done
+	"$@" -ftrack-macro-expansion=0 "$tmp/together.c" >"$tmp/together.log" 2>&1
+	rc=$?
+	[ $rc = 1 ] || break
+	rest=
+	failed=
+	for p in $together; do
+		n=$(basename "$p" .c)
+		named "$tmp/together.log" "$p" >"$tmp/$n.log"
+		if [ -s "$tmp/$n.log" ]; then
+			echo 1 >"$tmp/$n.rc"
+			failed=1
+		else
+			rest="$rest $p"
+		fi
+	done
+	if [ -z "$failed" ]; then
+		for p in $together; do alone "$p" "$@" & done
+		rest=
+	fi
+	together=$rest
+done
+for p in $together; do
 	n=$(basename "$p" .c)
-	{ "$@" "$p" >"$tmp/$n.log" 2>&1; echo $? >"$tmp/$n.rc"; } &
+	cp "$tmp/together.log" "$tmp/$n.log"
+	echo "$rc" >"$tmp/$n.rc"
 done
 wait
 

@@ -3,7 +3,8 @@
 # each against the headers of the kernel we build for, as a file of the
 # module would be, rather than by version number: src/compat/probe/NAME.c
 # compiles only where the kernel has what it looks for. scripts/probes.sh
-# compiles them all at once and writes src/compat/ue_probes.h, which
+# compiles them (together where it can: docs/design.md, Compile probes)
+# and writes src/compat/ue_probes.h, which
 # defines UE_HAVE_<NAME> for each that compiled; the compat headers read it
 # through compat/probes.h. Included by Kbuild.
 #

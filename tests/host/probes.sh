@@ -208,6 +208,39 @@ for t in old new; do
 	done
 done
 
+# --- probes compiled together -------------------------------------------------
+# scripts/probes.sh compiles the probes without macros of their own as one
+# file and names the failed ones by where the compiler's errors are: the
+# answers must be those of one compile each, for a probe that fails in a
+# header it includes (after another whose header only warns), one that
+# fails on its own line, one that compiles, and one that defines a macro
+# (compiled alone).
+mkdir -p "$work/together/include" "$work/together/probe"
+echo 'static inline int ue_fake_bad(void) { return ue_fake_undeclared; }' >"$work/together/include/bad.h"
+echo 'static inline void ue_fake_warns(void) { int unused; }' >"$work/together/include/warns.h"
+printf '#include "warns.h"
+_Static_assert(1, "w");
+' >"$work/together/probe/a_warns.c"
+printf '#include "bad.h"
+_Static_assert(1, "h");
+' >"$work/together/probe/f_header_fails.c"
+echo '_Static_assert(sizeof(struct ue_fake_nope) == 1, "o");' >"$work/together/probe/c_own_line_fails.c"
+echo '_Static_assert(1, "c");' >"$work/together/probe/d_compiles.c"
+printf '#define UE_FAKE 1
+_Static_assert(UE_FAKE, "m");
+' >"$work/together/probe/e_macro.c"
+if sh "$root/scripts/probes.sh" "$work/together.h" "$work"/together/probe/*.c -- \
+	gcc -I"$work/together/include" -Wall -fsyntax-only >"$work/together.log" 2>&1; then
+	for c in a_warns:present f_header_fails:absent c_own_line_fails:absent d_compiles:present \
+		 e_macro:present; do
+		got=$(probes_say "$work/together.h" "${c%:*}")
+		if [ "$got" = "${c#*:}" ]; then result pass "together.${c%:*}" "$got"
+		else result fail "together.${c%:*}" "the probe says $got, want ${c#*:}"; fi
+	done
+else
+	result fail together.run "$(head -3 "$work/together.log" | tr '\n' '|')"
+fi
+
 # --- the real kernels ---------------------------------------------------------
 # host_path RELEASE PATH: where PATH, as RELEASE's chroot sees it, is here.
 host_path() {
