@@ -85,12 +85,13 @@ sys_pkgs() { # RELEASE
 # The kernel of another suite that a system is upgraded to (systems.list):
 # its packages, downloaded into the system's $upgrade_archives (apt fetches
 # only what it lacks), for apt to install from there at each run (the
-# setup script and guest-test get both from here).
+# setup script and guest-test get both from here); without recommends, as
+# guest-test installs them.
 upgrade_archives=/var/cache/ue-upgrade
 upgrade_pkgs="linux-image-amd64 linux-headers-amd64"
 upgrade_download() { # ROOT SUITE
 	ns_chroot "$1" sh -c "mkdir -p $upgrade_archives/partial &&
-		apt-get install -q -y --download-only -t $2 -o Dir::Cache::archives=$upgrade_archives $upgrade_pkgs"
+		apt-get install -q -y --download-only --no-install-recommends -t $2 -o Dir::Cache::archives=$upgrade_archives $upgrade_pkgs"
 }
 # The initramfs with the modules of QEMU's disk and the root's file system
 # only (the kernel's postinst makes it; "most" would be 36 MB to unpack
