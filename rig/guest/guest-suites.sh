@@ -27,7 +27,7 @@
 # come. Every other line of a suite is passed as it is, so that a suite
 # can nest another producer's KTAP (KUnit's, a selftest's) 8 spaces in.
 # A suite is "not ok" when it exited non-zero, was cut off, left a module
-# loaded or a case of it failed.
+# loaded or a case of it failed, a nested producer's included.
 #
 # A module of ours (user_events*) a suite loaded and left loaded (a suite
 # cut off in the middle, or one whose own rmmod failed) is unloaded after
@@ -84,6 +84,13 @@ ktap_cases() {
 		fflush(); next
 	}
 	/^        +K?TAP version / { close_other() }
+	# A nested producer'"'"'s failed result fails the suite too, as the host
+	# counts it (rig/report/console-results.sh): "not ok" but for TODO,
+	# and "ok" with SKIP, XFAIL, XPASS, TIMEOUT or ERROR.
+	/^        +(not )?ok [0-9]+/ {
+		u = toupper($0)
+		if ($1 == "not" ? u !~ /# *TODO/ : u ~ /# *(SKIP|XFAIL|XPASS|TIMEOUT|ERROR)/) fails++
+	}
 	/^ *(K?TAP version [0-9]|1\.\.[0-9]|(not )?ok [0-9]|# Subtest:)/ {
 		match($0, /^ */)
 		if (RLENGTH < 8) $0 = "UE-OUT " suite ": " $0

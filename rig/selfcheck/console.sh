@@ -121,6 +121,12 @@ expect ktap.head "$(head -2 "$work/console" | tr '\n' '|')" "KTAP version 1|1..6
 expect ktap.subtests "$(grep -c '^    # Subtest: ' "$work/console")" 6
 expect ktap.good "$(sed -n '/^    # Subtest: good$/,/^not ok 1 good/p' "$work/console" | grep -v '^# good: rc=' | tr '\n' '|')" \
 	"    # Subtest: good|    ok 1 one|        KTAP version 1|        # Subtest: reg|        ok 1 reg_one|        not ok 2 reg_two # errno 5, want 22|    not ok 2 reg|    ok 3 two|not ok 1 good # failed cases: 1|"
+# A nested producer's failures fail its suite: KUnit's two "not ok" and
+# a SKIP; the selftest's "not ok" and SKIP (its TODO is not counted).
+expect ktap.kunit_nested_failed "$(grep '^not ok 5 kunit' "$work/console")" \
+	"not ok 5 kunit # failed cases: 3"
+expect ktap.selftests_nested_failed "$(grep '^not ok 6 selftests' "$work/console")" \
+	"not ok 6 selftests # failed cases: 2"
 expect ktap.own_output_kept_out "$(grep -c '^UE-OUT after: ok 1 a line of its own output' "$work/console")" 1
 hang_rc=$(grep '^# hang: rc=' "$work/console")
 case $hang_rc in
