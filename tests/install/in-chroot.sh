@@ -49,13 +49,15 @@ pcheck() { # case detail-if-failed command...
 	if "$@" >/dev/null 2>&1; then pres pass "$c"; else pres fail "$c" "$d"; fi
 }
 # apt-get LOG ARGS...: apt-get with its output (carriage returns dropped) in
-# WORK/LOG.txt; its status.
+# WORK/LOG.txt, and the seconds it took in the log (where a release's steps
+# spend their time); its status.
 aptlog() {
-	local name=$1 rc
+	local name=$1 rc t0=$SECONDS
 	shift
 	apt-get -y -q --no-install-recommends "$@" </dev/null >"$work/$name.log" 2>&1
 	rc=$?
 	tr -d '\r' <"$work/$name.log" >"$work/$name.txt"
+	log "apt-get $name: $((SECONDS - t0))s, status $rc"
 	return $rc
 }
 ko_of() { ls "/lib/modules/$1/updates/dkms/user_events.ko"* 2>/dev/null | head -1; }
@@ -211,9 +213,11 @@ check_nothing_left upgrade
 # builds for every kernel with headers; it breaks the testbed, which the
 # null runner cannot revert: this overlay is thrown away anyway.
 log "autopkgtest (autopkgtest-pkg-dkms) with autopkgtest $(dpkg-query -W -f='${Version}' autopkgtest)"
+t0=$SECONDS
 autopkgtest --no-built-binaries --ignore-restrictions=breaks-testbed \
 	"$deb" "$work/src/" -- null </dev/null >"$work/autopkgtest.log" 2>&1
 rc=$?
+log "autopkgtest: $((SECONDS - t0))s, status $rc"
 # (exit 8: every test superficial, as this one is; 0 with older autopkgtest)
 if [ $rc = 0 ] || [ $rc = 8 ]; then pres pass autopkgtest.ran
 else pres fail autopkgtest.ran "autopkgtest status $rc, see $work/autopkgtest.log"; fi
