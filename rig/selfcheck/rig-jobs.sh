@@ -79,11 +79,18 @@ expect cut_off "$(UE_BUILD_DIR=$build "$work/rig/check/not-run.sh" | grep fetch.
 	UE_CACHE=$work/cache
 	. "$rig/lib/chroot-lib.sh"
 	c=$UE_CACHE/chroots/rel
-	hold() { # MODE SECS: the lock held that long, in the background, once taken
-		rm -f "$work/held"
-		( ue_chroot_lock "$1" "$c" lk && : >"$work/held" && sleep "$2" ) &
+	hold() { # MODE SECS: the lock held that long (SECS "-": until release),
+		# in the background, once taken
+		rm -f "$work/held" "$work/release"
+		( ue_chroot_lock "$1" "$c" lk && : >"$work/held" &&
+		  if [ "$2" = - ]; then
+			while [ ! -e "$work/release" ]; do sleep 0.1; done
+		  else
+			sleep "$2"
+		  fi ) &
 		while [ ! -e "$work/held" ]; do sleep 0.1; done
 	}
+	release() { : >"$work/release"; wait; }
 	waited() { # MODE: seconds to take the lock
 		local t0 lk2
 		t0=$(date +%s%N)
@@ -98,13 +105,14 @@ expect cut_off "$(UE_BUILD_DIR=$build "$work/rig/check/not-run.sh" | grep fetch.
 	expect chroot_lock.shared_waits_for_alone "$(waited -s | sed 's/^[1-9][0-9]*$/waited/')" waited
 	wait
 	# (with flock -n, not a time: beside the first jobs of a run, taking
-	# a free lock took 2 to 3 s at nice 10)
-	hold -s 2
+	# a free lock took 2 to 3 s at nice 10; and held until both are asked:
+	# a hold of 2 s had ended before the second at a load of 20)
+	hold -s -
 	expect chroot_lock.shared_together \
 		"$(flock -n -s "$c.run.lock" true && echo taken)" taken
 	expect chroot_lock.alone_refused_beside_shared \
 		"$(flock -n -x "$c.run.lock" true || echo refused)" refused
-	wait
+	release
 	# arm64-root.sh holds <chroot>.lock around its whole use of a root
 	# and runs its commands through ue_chroot_run: the command lock must
 	# not be that file (it once was, and the arm64 DKMS step waited on
