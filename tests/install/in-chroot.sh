@@ -121,8 +121,9 @@ headers_only() {
 	local name=$1 others
 	shift
 	others=$(dpkg-query -W -f='${Package} ${Status}\n' 'linux-headers-*' |
-		awk -v keep=" $* " '/ok installed/ && $1 !~ /-common(-.*)?$/ &&
-			index(keep, " " substr($1, 15) " ") == 0 { print $1 }')
+		awk -v keep=" $* " '/ok installed/ && $1 !~ /-common(-.*)?$/ {
+			r = $1; sub(/^linux-headers-/, "", r)
+			if (index(keep, " " r " ") == 0) print $1 }')
 	# shellcheck disable=SC2086
 	[ -z "$others" ] || aptlog "$name" purge --autoremove $others
 }
