@@ -232,12 +232,7 @@ boot() {
 		cp "$root/VERSION" "$ir/modules/VERSION"
 		# busybox insmod takes the plain ELF file (Debian compresses modules
 		# from 6.x kernels configured so; DKMS then does the same).
-		case $ko in
-		*.xz) xz -dc "$ko" ;;
-		*.zst) zstd -dcq "$ko" ;;
-		*.gz) gzip -dc "$ko" ;;
-		*) cat "$ko" ;;
-		esac >"$ir/modules/user_events.ko"
+		ue_ko_cat "$ko" >"$ir/modules/user_events.ko"
 		ue_initramfs_pack "$ir" "$work/$k/initrd.cpio"
 		log "$k: booting $r with the module DKMS built"
 		console=$work/$k/console.log
