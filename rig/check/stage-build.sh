@@ -79,8 +79,11 @@ build_kernel() {
 	say "$k: building module"
 	in_chroot=
 	[ -n "${krel[$k]:-}" ] || ! own_cc "$(cat "${kroot[$k]}/kdir")" || in_chroot=1
-	# The three builds at once: each is mostly kbuild's serial steps.
-	build_module "$k" "$build/$k/mod" & pids+=($!)
+	# The module first; then its skew and race builds at once (each is
+	# mostly kbuild's serial steps), which take its API probes' header
+	# rather than compile the probes twice more (ue_seed_probes).
+	build_module "$k" "$build/$k/mod" || built=0
+	local ue_probes_from=$build/$k/mod
 	build_module "$k" "$build/$k/skew" UE_MODNAME=user_events_skew UE_TEST_SKEW=1 & pids+=($!)
 	build_module "$k" "$build/$k/race" UE_MODNAME=user_events_race UE_TEST_RACE=1 & pids+=($!)
 	for p in "${pids[@]}"; do wait "$p" || built=0; done

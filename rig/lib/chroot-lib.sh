@@ -254,6 +254,7 @@ ue_chroot_build_module() {
 	[[ $kdir == /* ]] || kdir=/usr/src/linux-headers-$kdir
 	rm -rf "$out"; mkdir -p "$out"
 	make -s -C "$root" copy-sources DEST="$out"
+	ue_seed_probes "$out"
 	at=$(dirname "$out")
 	[ -z "${ue_chroot_ccache:-}" ] || at=/ue-build
 	ue_chroot_ccache_env "$r"

@@ -252,7 +252,23 @@ ue_build_module() {
 	shift 3
 	rm -rf "$out"; mkdir -p "$out"
 	make -s -C "$root" copy-sources DEST="$out"
+	ue_seed_probes "$out"
 	make -C "$out" KDIR="$kdir" "$@" >"$out.log" 2>&1
+}
+
+# ue_seed_probes OUT: with ue_probes_from=DIR, a build of the same kernel
+# in DIR, OUT starts with DIR's API probes' header (src/compat/probes.mk)
+# and kbuild's record of their command, its paths made OUT's. The probes'
+# command has none of a variant's flags, so kbuild's if_changed finds it
+# unchanged and keeps the header, as it would in DIR: make check's race
+# and skew builds of a row skip the probes (about 1.7 CPU s each). A
+# command that differs in anything (another kernel, compiler or flags, a
+# path the rewrite missed) runs the probes again.
+ue_seed_probes() {
+	local out=$1 from=${ue_probes_from:-} h=src/compat/ue_probes.h c=src/compat/.ue_probes.h.cmd
+	[ -n "$from" ] && [ -s "$from/$h" ] && [ -s "$from/$c" ] || return 0
+	cp "$from/$h" "$out/$h" &&
+		sed "s#/$(basename "$from")/#/$(basename "$out")/#g" "$from/$c" >"$out/$c"
 }
 
 # ue_ko_cat FILE: a kernel module file, uncompressed (Debian ships .ko, .ko.xz
