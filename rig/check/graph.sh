@@ -53,6 +53,14 @@
 #           in it), one: that step took an install slot for 2754 s niced
 #           beside a debug kernel's build, and the amd64 releases' steps,
 #           and their boots, waited for it
+# No guest starts before our kernels are built (every vm-pool job waits for
+# them): a run that builds one (a new newest linux-source, a cold cache)
+# has that build, its VM and then the booted systems as its longest chain,
+# and the guests are what takes the CPU from it. Beside two VMs, at nice
+# -5, a debug-newest build had compiled 620 of its 1260 objects after 27
+# min; beside one, 360 after 16. Cached, the builds end before any VM is
+# ready. (So a kernel that fails to build leaves every VM not run: the run
+# fails by that kernel's name either way.)
 # Priorities (nice, priority below), within a pool and across them: our
 # kernels' builds above all (-5, as root): on an empty cache they and then
 # their VMs are the longest chain (in a cold run the two builds got half a
@@ -216,9 +224,12 @@ for k in $order; do
 		edge "modules.$k" build "headers.${krel[$k]}" "fetch.$k"
 	fi
 done
+# (our kernels' builds: the guests wait for them, the header says why)
+kernel_jobs=$(for k in $debug_kernels; do echo "kernel.$k"; done)
 for k in $order; do
 	a=${karch[$k]}
-	edge "vm.$k" vm "modules.$k" "userspace.$a" "selftests.$a" "tools.$a" uapi
+	# shellcheck disable=SC2086
+	edge "vm.$k" vm "modules.$k" "userspace.$a" "selftests.$a" "tools.$a" uapi $kernel_jobs
 done
 
 if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
@@ -276,8 +287,10 @@ if [ "$vms_only" != 1 ]; then
 		edge "system.$s" system "system-disk.$s" $(for k in $debug_kernels; do echo "vm.$k"; done)
 	done <<<"$systems"
 	for r in $releases; do
-		[ -z "${amd64_install[$r]:-}" ] || edge "install-boot.$r" vm "install-steps.$r"
-		[ -z "${arm64_install[$r]:-}" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64"
+		# shellcheck disable=SC2086
+		[ -z "${amd64_install[$r]:-}" ] || edge "install-boot.$r" vm "install-steps.$r" $kernel_jobs
+		# shellcheck disable=SC2086
+		[ -z "${arm64_install[$r]:-}" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64" $kernel_jobs
 	done
 fi
 
@@ -285,7 +298,8 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	# --- user-events-run's checks ---------------------------------------------------
 	# (after the install steps of its release: both use its chroot's apt)
 	if [ -n "$run_kernel" ]; then
-		edge run vm "modules.$run_kernel" "install-steps.${krel[$run_kernel]}"
+		# shellcheck disable=SC2086
+		edge run vm "modules.$run_kernel" "install-steps.${krel[$run_kernel]}" $kernel_jobs
 	else
 		edge run -
 	fi
