@@ -131,11 +131,16 @@ priority() {
 	*) echo 0 ;;
 	esac
 }
+# Our kernels' builds, which every guest waits for (the header says why).
+kernel_jobs=$(for k in $debug_kernels; do echo "kernel.$k"; done)
 # edge ID POOL [JOB...]: the job ID, holding a slot of POOL (- for none),
-# after the jobs named: it reads their products.
+# after the jobs named (and, in the vm pool, after kernel_jobs): it reads
+# their products.
 edge() {
 	local id=$1 pool=$2 j deps=
 	shift 2
+	# shellcheck disable=SC2086
+	[ "$pool" != vm ] || set -- "$@" $kernel_jobs
 	for j in "$@"; do deps="$deps $(product "$j")"; done
 	printf 'build %s: job%s\n  id = %s\n  nice = %s\n' "$(product "$id")" "${deps:+ |$deps}" \
 		"$id" "$(priority "$id")"
@@ -224,12 +229,9 @@ for k in $order; do
 		edge "modules.$k" build "headers.${krel[$k]}" "fetch.$k"
 	fi
 done
-# (our kernels' builds: the guests wait for them, the header says why)
-kernel_jobs=$(for k in $debug_kernels; do echo "kernel.$k"; done)
 for k in $order; do
 	a=${karch[$k]}
-	# shellcheck disable=SC2086
-	edge "vm.$k" vm "modules.$k" "userspace.$a" "selftests.$a" "tools.$a" uapi $kernel_jobs
+	edge "vm.$k" vm "modules.$k" "userspace.$a" "selftests.$a" "tools.$a" uapi
 done
 
 if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
@@ -287,10 +289,8 @@ if [ "$vms_only" != 1 ]; then
 		edge "system.$s" system "system-disk.$s" $(for k in $debug_kernels; do echo "vm.$k"; done)
 	done <<<"$systems"
 	for r in $releases; do
-		# shellcheck disable=SC2086
-		[ -z "${amd64_install[$r]:-}" ] || edge "install-boot.$r" vm "install-steps.$r" $kernel_jobs
-		# shellcheck disable=SC2086
-		[ -z "${arm64_install[$r]:-}" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64" $kernel_jobs
+		[ -z "${amd64_install[$r]:-}" ] || edge "install-boot.$r" vm "install-steps.$r"
+		[ -z "${arm64_install[$r]:-}" ] || edge "install-boot.$r-arm64" vm "install-steps.$r-arm64"
 	done
 fi
 
@@ -298,8 +298,7 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	# --- user-events-run's checks ---------------------------------------------------
 	# (after the install steps of its release: both use its chroot's apt)
 	if [ -n "$run_kernel" ]; then
-		# shellcheck disable=SC2086
-		edge run vm "modules.$run_kernel" "install-steps.${krel[$run_kernel]}" $kernel_jobs
+		edge run vm "modules.$run_kernel" "install-steps.${krel[$run_kernel]}"
 	else
 		edge run -
 	fi
