@@ -6,15 +6,26 @@
 # host_check SCRIPT ARGS...: its result lines; a script that fails or says
 # nothing is a failed check, never a silent skip. Its line in the timeline
 # is named as the other jobs' are: the job's kind and argument ("host
-# deps", "run"), from job.sh's id.
+# deps", "run"), from job.sh's id. It runs with a TMPDIR of its own, which
+# it must leave empty (suite temp_files, a case per job; what it left
+# stays there): what a check's programs leave there, every run of make
+# check would leave in the machine's /tmp.
 host_check() {
-	local out rc
-	out=$(ue_job "${id/./ }" "$@")
+	local out rc left tmp=$build/tmp/$id
+	rm -rf "$tmp" && mkdir -p "$tmp" || return 1
+	out=$(TMPDIR=$tmp ue_job "${id/./ }" "$@")
 	rc=$?
 	[ -n "$out" ] && echo "$out" >>"$results"
 	if [ $rc != 0 ] || [ -z "$out" ]; then
 		record "host $(basename "$1" .sh) fail ran exit status $rc, $(echo "$out" | grep -c .) result lines"
 	fi
+	left=$(ls -A "$tmp")
+	if [ -z "$left" ]; then
+		record "host temp_files pass ${id#host.}"
+	else
+		record "host temp_files fail ${id#host.} left in $tmp: ${left//$'\n'/ }"
+	fi
+	rmdir "$tmp" 2>/dev/null || :
 }
 
 # host.NAME: tests/host/NAME.sh or rig/selfcheck/NAME.sh, with what it
