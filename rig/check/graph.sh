@@ -53,14 +53,18 @@
 #           in it), one: that step took an install slot for 2754 s niced
 #           beside a debug kernel's build, and the amd64 releases' steps,
 #           and their boots, waited for it
-# No guest starts before our kernels are built (every vm-pool job waits for
-# them): a run that builds one (a new newest linux-source, a cold cache)
-# has that build, its VM and then the booted systems as its longest chain,
-# and the guests are what takes the CPU from it. Beside two VMs, at nice
-# -5, a debug-newest build had compiled 620 of its 1260 objects after 27
-# min; beside one, 360 after 16. Cached, the builds end before any VM is
-# ready. (So a kernel that fails to build leaves every VM not run: the run
-# fails by that kernel's name either way.)
+# No guest starts before our kernels and their modules are built (every
+# vm-pool job waits for them): a run that builds one (a new newest
+# linux-source, a cold cache) has that build, its VM and then the booted
+# systems as its longest chain, and the guests are what takes the CPU from
+# it. Beside two VMs, at nice -5, a debug-newest build had compiled 620 of
+# its 1260 objects after 27 min; beside one, 360 after 16. Cached, the
+# builds end before any VM is ready. The modules, because a VM slot goes to
+# the first job ready for it: while the debug-newest module was compiled
+# (46 s), a Debian row's VM took the slot, and the debug VM, the longest
+# chain's, waited 222 s for it to end. (So a debug kernel or module that
+# fails to build leaves every VM not run: the run fails by its name either
+# way.)
 # Priorities (nice, priority below), within a pool and across them: our
 # kernels' builds above all (-5, as root): on an empty cache they and then
 # their VMs are the longest chain (in a cold run the two builds got half a
@@ -131,16 +135,18 @@ priority() {
 	*) echo 0 ;;
 	esac
 }
-# Our kernels' builds, which every guest waits for (the header says why).
-kernel_jobs=$(for k in $debug_kernels; do echo "kernel.$k"; done)
+# Our kernels' builds and their modules, which every guest waits for (the
+# header says why).
+guest_waits=$(for k in $debug_kernels; do echo "kernel.$k modules.$k"; done)
 # edge ID POOL [JOB...]: the job ID, holding a slot of POOL (- for none),
-# after the jobs named (and, in the vm pool, after kernel_jobs): it reads
+# after the jobs named (and, in the vm pool, after guest_waits): it reads
 # their products.
 edge() {
 	local id=$1 pool=$2 j deps=
 	shift 2
-	# shellcheck disable=SC2086
-	[ "$pool" != vm ] || set -- "$@" $kernel_jobs
+	if [ "$pool" = vm ]; then
+		for j in $guest_waits; do [[ " $* " == *" $j "* ]] || set -- "$@" "$j"; done
+	fi
 	for j in "$@"; do deps="$deps $(product "$j")"; done
 	printf 'build %s: job%s\n  id = %s\n  nice = %s\n' "$(product "$id")" "${deps:+ |$deps}" \
 		"$id" "$(priority "$id")"
