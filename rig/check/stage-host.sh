@@ -7,9 +7,9 @@
 # nothing is a failed check, never a silent skip. Its line in the timeline
 # is named as the other jobs' are: the job's kind and argument ("host
 # deps", "run"), from job.sh's id. It runs with a TMPDIR of its own, which
-# it must leave empty (suite temp_files, a case per job; what it left
-# stays there): what a check's programs leave there, every run of make
-# check would leave in the machine's /tmp.
+# it must leave empty (suite temp_files, a case per job named by its id,
+# host.package or run; what it left stays there): what a check's programs
+# leave there, every run of make check would leave in the machine's /tmp.
 host_check() {
 	local out rc left tmp=$build/tmp/$id
 	rm -rf "$tmp" && mkdir -p "$tmp" || return 1
@@ -21,9 +21,9 @@ host_check() {
 	fi
 	left=$(ls -A "$tmp")
 	if [ -z "$left" ]; then
-		record "host temp_files pass ${id#host.}"
+		record "host temp_files pass $id"
 	else
-		record "host temp_files fail ${id#host.} left in $tmp: ${left//$'\n'/ }"
+		record "host temp_files fail $id left in $tmp: ${left//$'\n'/ }"
 	fi
 	rmdir "$tmp" 2>/dev/null || :
 }
