@@ -54,7 +54,7 @@
 #           beside a debug kernel's build, and the amd64 releases' steps,
 #           and their boots, waited for it
 # No guest starts before our kernels and their modules are built (every
-# vm-pool job waits for them): a run that builds one (a new newest
+# vm-pool job waits for them): a run that builds a kernel (a new newest
 # linux-source, a cold cache) has that build, its VM and then the booted
 # systems as its longest chain, and the guests are what takes the CPU from
 # it. Beside two VMs, at nice -5, a debug-newest build had compiled 620 of

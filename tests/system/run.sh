@@ -214,7 +214,7 @@ systemctl enable ue-system-test.service
 # (nothing that starts on its own timer while the test runs; no login on
 # the console the test writes to; no getty on the virtual consoles nobody
 # looks at, nor e2scrub_reap: the test unit starts after multi-user.target,
-# which waited about 8 s of each boot under TCG for them)
+# which waited for them, 2 to 8 s of each boot under TCG alone)
 systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer \
 	serial-getty@ttyS0.service getty.target e2scrub_reap.service 2>/dev/null || :
 '
