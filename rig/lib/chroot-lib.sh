@@ -94,7 +94,12 @@ ue_chroot_make() {
 		if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 			rm -rf "$c"
 			log "debootstrap $r into $c (once; cached)"
-			debootstrap --variant=minbase --keyring="$kr" --include="$want" "$r" "$c" "$mirror" \
+			# (in a mount namespace of its own, as every command in a
+			# chroot runs: the /proc and /sys its second stage mounts
+			# in the chroot go with it, also when it is killed; left
+			# mounted, they stayed under the cache until a reboot)
+			unshare -m --propagation private debootstrap --variant=minbase \
+				--keyring="$kr" --include="$want" "$r" "$c" "$mirror" \
 				>"$c.debootstrap.log" 2>&1 ||
 				{ log "debootstrap $r failed: $(tail -3 "$c.debootstrap.log" | tr '\n' ' ')"
 				  exec {lk}>&-; return 1; }

@@ -6,7 +6,8 @@
 # in a non-zero status, fails (its lines in results.d/ID.failed, its
 # product removed), ninja runs none of the jobs that wait for it, and
 # not-run.sh names each of those; the other row runs through. And the
-# chroots' lock that make check and user-events-run share.
+# chroots' lock that make check and user-events-run share, and what a
+# killed debootstrap of a chroot leaves.
 # Prints "host rig_jobs pass|fail <case> [detail]" lines.
 . "$(dirname "$0")/../lib/prelude.sh"
 rig=$(cd "$(dirname "$0")/.." && pwd)
@@ -127,5 +128,30 @@ expect cut_off "$(UE_BUILD_DIR=$build "$work/rig/check/not-run.sh" | grep fetch.
 	kill -- -"$inner" 2>/dev/null
 	exec {outer}>&-
 	wait
+)
+# A debootstrap killed in its second stage (ue_chroot_make): the /proc it
+# mounted in the chroot goes with it, and no chroot is taken as made.
+# The stub mounts what debootstrap's second stage mounts there, then is
+# killed as ninja kills a run's jobs.
+(
+	log() { :; }
+	UE_CACHE=$work/cache UE_MIRROR=file:///nonexistent UE_HOST_KEYRING=$work/keyring
+	: >"$UE_HOST_KEYRING"
+	. "$rig/lib/apt-lib.sh"
+	. "$rig/lib/chroot-lib.sh"
+	mkdir -p "$work/stub"
+	cat >"$work/stub/debootstrap" <<'EOS'
+#!/bin/sh
+for a; do t=$c c=$a; done
+mkdir -p "$t/proc" && mount -t proc proc "$t/proc" && kill -KILL $$
+EOS
+	chmod +x "$work/stub/debootstrap"
+	c=$(ue_chroot_dir killed)
+	PATH=$work/stub:$PATH ue_chroot_make killed 2>/dev/null
+	expect chroot_make.killed_fails "$?" 1
+	expect chroot_make.killed_left_no_mount "$(awk -v p="$c/" 'index($2, p) == 1' /proc/mounts)" ""
+	expect chroot_make.killed_not_complete "$(cat "$c/.ue-complete" 2>/dev/null)" ""
+	# (a mount the check would otherwise leave behind)
+	awk -v p="$c/" 'index($2, p) == 1 { print $2 }' /proc/mounts | xargs -r umount -l
 )
 exit 0
