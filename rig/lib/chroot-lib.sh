@@ -159,7 +159,9 @@ ue_chroot_apt() {
 # chroot's had been updated 7 minutes before (by a run of two other rows),
 # when the mirror still served 6.1.192-2, and apt-get install
 # linux-kbuild-6.1=6.1.192-3 there failed ("Version '6.1.192-3' for
-# 'linux-kbuild-6.1' was not found").
+# 'linux-kbuild-6.1' was not found"). Before the second try, dpkg ends
+# what a run killed during an install left unconfigured in the cached
+# chroot: apt refuses every install until then ("dpkg was interrupted").
 ue_chroot_install() {
 	local r=$1 c
 	shift
@@ -167,6 +169,7 @@ ue_chroot_install() {
 	ue_chroot_run "$r" --exclusive apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
 		return 0
 	log "apt-get install $* in the $r chroot failed: updating its lists and trying again"
+	ue_chroot_run "$r" --exclusive dpkg --configure -a >>"$c.apt.log" 2>&1
 	ue_chroot_run "$r" --exclusive apt-get -q update >>"$c.apt.log" 2>&1 &&
 		ue_chroot_run "$r" --exclusive apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
 		return 0

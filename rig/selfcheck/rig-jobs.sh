@@ -7,7 +7,7 @@
 # product removed), ninja runs none of the jobs that wait for it, and
 # not-run.sh names each of those; the other row runs through. And the
 # chroots' lock that make check and user-events-run share, and what a
-# killed debootstrap of a chroot leaves.
+# run killed in a chroot's debootstrap or apt-get leaves.
 # Prints "host rig_jobs pass|fail <case> [detail]" lines.
 . "$(dirname "$0")/../lib/prelude.sh"
 rig=$(cd "$(dirname "$0")/.." && pwd)
@@ -153,5 +153,20 @@ EOS
 	expect chroot_make.killed_not_complete "$(cat "$c/.ue-complete" 2>/dev/null)" ""
 	# (a mount the check would otherwise leave behind)
 	awk -v p="$c/" 'index($2, p) == 1 { print $2 }' /proc/mounts | xargs -r umount -l
+	# A run killed during an install leaves dpkg "interrupted" in the
+	# cached chroot, and apt refuses every install until dpkg --configure
+	# -a: ue_chroot_install's second try comes after it. (ue_chroot_run
+	# played by a stub with that dpkg: the real one needs a chroot.)
+	ue_chroot_run() {
+		shift 2
+		case $1 in
+		dpkg) : >"$work/configured" ;;
+		apt-get) [ "$2" != -y ] || [ -e "$work/configured" ] ||
+			{ echo "E: dpkg was interrupted"; return 100; } ;;
+		esac
+	}
+	mkdir -p "$UE_CACHE/chroots"
+	ue_chroot_install interrupted linux-headers-x=1
+	expect chroot_install.after_interrupted_dpkg "$?" 0
 )
 exit 0
