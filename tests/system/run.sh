@@ -193,7 +193,7 @@ else
 	# release it installs, where apt finds it, what apt installs.
 	cp /tmp/ue/*.deb /var/lib/ue-test/
 	# shellcheck disable=SC2086
-	r=$(apt-get install -s -q --no-download -t "$ksuite" -o Dir::Cache::archives="$archives" $pkgs |
+	r=$(apt-get install -s -q --no-download --no-install-recommends -t "$ksuite" -o Dir::Cache::archives="$archives" $pkgs |
 		sed -n "s/^Inst linux-image-\([0-9][^ ]*\) .*/\1/p")
 	test -n "$r"
 	echo "$ksuite $r $archives $pkgs" >/var/lib/ue-test/upgrade
