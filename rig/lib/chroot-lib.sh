@@ -168,7 +168,7 @@ ue_chroot_install() {
 	c=$(ue_chroot_dir "$r")
 	ue_chroot_run "$r" --exclusive apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
 		return 0
-	log "apt-get install $* in the $r chroot failed: updating its lists and trying again"
+	log "apt-get install $* in the $r chroot failed: finishing dpkg's interrupted work, updating its lists and trying again"
 	ue_chroot_run "$r" --exclusive dpkg --configure -a >>"$c.apt.log" 2>&1
 	ue_chroot_run "$r" --exclusive apt-get -q update >>"$c.apt.log" 2>&1 &&
 		ue_chroot_run "$r" --exclusive apt-get -y -q install --no-install-recommends "$@" >>"$c.apt.log" 2>&1 &&
@@ -204,7 +204,9 @@ ue_chroot_headers() {
 		case " ${want[*]} " in *" ${p%%=*} "*) ;; *) purge+=("${p%%=*}") ;; esac
 	done
 	if [ ${#purge[@]} -gt 0 ]; then
-		ue_chroot_run "$r" --exclusive apt-get -y -q purge --autoremove "${purge[@]}" >>"$c.apt.log" 2>&1
+		# (a failed purge leaves them: the chroot only grows)
+		ue_chroot_run "$r" --exclusive apt-get -y -q purge --autoremove "${purge[@]}" >>"$c.apt.log" 2>&1 ||
+			log "apt-get purge ${purge[*]} in the $r chroot failed (kept): $(tail -1 "$c.apt.log")"
 		have=$(ue_chroot_have_headers "$r")
 	fi
 	for p in "$@"; do
