@@ -94,7 +94,7 @@ ue_machine_argv() {
 # receives the pid of the timeout process that runs QEMU (a TERM to it ends
 # QEMU), so that a caller that is itself stopped can stop its VM.
 ue_boot() {
-	local kr=$1 extra= tcg=multi qemu pid waited=0 arch ue_machine ue_console
+	local kr=$1 extra= tcg=multi qemu pid arch ue_machine ue_console
 	[ -f "$kr/cmdline" ] && extra=" $(cat "$kr/cmdline")"
 	case " ${ue_qemu_opts:-} " in *" -icount "*) tcg=single ;; esac
 	arch=$(ue_kroot_arch "$kr")
@@ -120,17 +120,30 @@ ue_boot() {
 		-append "console=$ue_console panic=-1 loglevel=7$extra" </dev/null >"$3.qemu" 2>&1 &
 	pid=$!
 	[ -z "${ue_vm_pidfile:-}" ] || echo "$pid" >"$ue_vm_pidfile"
-	# ue_boot_limit (ue_boot_checked): a guest that has not printed
-	# "UE-BOOTED" by then is stopped, status 125.
+	ue_wait_booted "$pid" "$3"
+}
+
+# ue_wait_booted PID CONSOLE: PID's status. With ue_boot_limit set, a
+# guest that has not printed "UE-BOOTED" in CONSOLE after that many
+# seconds, or, with ue_boot_silent set (ue_boot_checked: 30), whose
+# console stayed silent that long before it, is stopped (PID killed),
+# status 125. QEMU's early hang under multi-threaded TCG leaves the
+# console silent (docs/testing.md, Two CPUs); in make check a boot's
+# longest quiet before user space, a debug kernel's under KASAN beside
+# the other VMs, is about 4 s.
+ue_wait_booted() {
+	local pid=$1 con=$2 waited=0 quiet=0 size last=
 	while [ -n "${ue_boot_limit:-}" ] && kill -0 "$pid" 2>/dev/null &&
-	      ! grep -q 'UE-BOOTED' "$3" 2>/dev/null; do
-		if [ "$waited" -ge "$ue_boot_limit" ]; then
+	      ! grep -q 'UE-BOOTED' "$con" 2>/dev/null; do
+		size=$(stat -c %s "$con" 2>/dev/null || echo 0)
+		[ "$size" = "$last" ] || { last=$size; quiet=0; }
+		if [ "$waited" -ge "$ue_boot_limit" ] || [ "$quiet" -ge "${ue_boot_silent:-$ue_boot_limit}" ]; then
 			kill "$pid"
 			wait "$pid"
 			return 125
 		fi
 		sleep 1
-		waited=$((waited + 1))
+		waited=$((waited + 1)) quiet=$((quiet + 1))
 	done
 	wait "$pid"
 }
@@ -214,7 +227,8 @@ ue_qemu_died_early() {
 # in CONSOLE-LOG.txt (ue_console_text). QEMU's defects are not the
 # module's: a VM that QEMU's stale int3 ended, or whose guest did not reach
 # user space ("UE-BOOTED", before anything of the module runs) within
-# UE_VM_BOOT_TIMEOUT seconds (default 120; boots take about 5), or whose
+# UE_VM_BOOT_TIMEOUT seconds (default 120; boots take about 5) or with its
+# console silent for 30 s before it (ue_wait_booted), or whose
 # QEMU died by a signal before that (ue_qemu_died_early), is booted again,
 # up to twice, each time said in a "NOTE: ..." line on standard
 # output (the log it left kept as CONSOLE-LOG.int3-N.txt or .hung-N.txt);
@@ -224,13 +238,13 @@ ue_boot_checked() {
 	local log=$3 rc n rip name
 	name=$(basename "$(dirname "$log")")
 	for n in 1 2 3; do
-		ue_boot_limit=${UE_VM_BOOT_TIMEOUT:-120} ue_boot "$@"
+		ue_boot_silent=30 ue_boot_limit=${UE_VM_BOOT_TIMEOUT:-120} ue_boot "$@"
 		rc=$?
 		ue_console_text <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
 		[ $n -lt 3 ] || break
 		if [ $rc = 125 ]; then
 			mv "$log.txt" "$log.hung-$n.txt"
-			echo "NOTE: $name: the guest did not reach user space in ${UE_VM_BOOT_TIMEOUT:-120}s (QEMU under multi-threaded TCG; nothing of the module had run), see docs/testing.md; booted once more (that log: $log.hung-$n.txt)"
+			echo "NOTE: $name: the guest did not reach user space (its console silent for 30s, or ${UE_VM_BOOT_TIMEOUT:-120}s in all; QEMU under multi-threaded TCG; nothing of the module had run), see docs/testing.md; booted once more (that log: $log.hung-$n.txt)"
 		elif ue_qemu_died_early $rc "$log.txt"; then
 			mv "$log.txt" "$log.died-$n.txt"
 			cp "$log.qemu" "$log.died-$n.qemu" 2>/dev/null

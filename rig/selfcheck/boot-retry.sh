@@ -2,7 +2,10 @@
 # Host check of ue_boot_checked's retries (rig/lib/vm-lib.sh), with ue_boot
 # played by a stub: a QEMU killed by a signal before the guest printed
 # UE-BOOTED is booted again and said in a NOTE; one killed after it is not
-# (the module may have run: the caller fails it).
+# (the module may have run: the caller fails it). And ue_wait_booted, with
+# a process for QEMU: a console silent for ue_boot_silent seconds before
+# UE-BOOTED stops it; one that goes on printing, or no ue_boot_silent
+# (user-events-run's boots), does not.
 # Prints "host boot_retry pass|fail <case> [detail]" lines.
 . "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/../lib/vm-lib.sh"
@@ -44,4 +47,22 @@ note=$(cat "$work/note")
 expect died_after.status "$rc" 134
 expect died_after.boots "$boots" 1
 expect died_after.no_note "$note" ""
+# wait_silent: the console says one line and no more.
+echo "[    1.9] smp: Brought up 1 node, 2 CPUs" >"$work/con"
+sleep 30 &
+t0=$SECONDS
+ue_boot_limit=20 ue_boot_silent=2 ue_wait_booted $! "$work/con"
+expect wait_silent.status "$?" 125
+expect wait_silent.stopped_early "$(( SECONDS - t0 < 10 ))" 1
+# wait_talking: a line every half second for 4 s, then user space.
+: >"$work/con"
+( for i in 1 2 3 4 5 6 7 8; do echo "[    $i.0] line" >>"$work/con"; sleep 0.5; done
+  echo "UE-BOOTED test" >>"$work/con"; sleep 1 ) &
+ue_boot_limit=20 ue_boot_silent=2 ue_wait_booted $! "$work/con"
+expect wait_talking.status "$?" 0
+# wait_no_silent_limit: silent for 3 s, within the limit, without ue_boot_silent.
+echo "[    1.9] quiet" >"$work/con"
+sleep 3 &
+ue_boot_limit=10 ue_wait_booted $! "$work/con"
+expect wait_no_silent_limit.status "$?" 0
 exit 0
