@@ -235,16 +235,16 @@ ue_qemu_died_early() {
 # any other splat is left for the caller to fail on. Returns the status of
 # the last ue_boot (125: the guest never reached user space).
 ue_boot_checked() {
-	local log=$3 rc n rip name
+	local log=$3 rc n rip name silent=30
 	name=$(basename "$(dirname "$log")")
 	for n in 1 2 3; do
-		ue_boot_silent=30 ue_boot_limit=${UE_VM_BOOT_TIMEOUT:-120} ue_boot "$@"
+		ue_boot_silent=$silent ue_boot_limit=${UE_VM_BOOT_TIMEOUT:-120} ue_boot "$@"
 		rc=$?
 		ue_console_text <"$log" >"$log.txt" 2>/dev/null || : >"$log.txt"
 		[ $n -lt 3 ] || break
 		if [ $rc = 125 ]; then
 			mv "$log.txt" "$log.hung-$n.txt"
-			echo "NOTE: $name: the guest did not reach user space (its console silent for 30s, or ${UE_VM_BOOT_TIMEOUT:-120}s in all; QEMU under multi-threaded TCG; nothing of the module had run), see docs/testing.md; booted once more (that log: $log.hung-$n.txt)"
+			echo "NOTE: $name: the guest did not reach user space (its console silent for ${silent}s, or ${UE_VM_BOOT_TIMEOUT:-120}s in all; QEMU under multi-threaded TCG; nothing of the module had run), see docs/testing.md; booted once more (that log: $log.hung-$n.txt)"
 		elif ue_qemu_died_early $rc "$log.txt"; then
 			mv "$log.txt" "$log.died-$n.txt"
 			cp "$log.qemu" "$log.died-$n.qemu" 2>/dev/null

@@ -107,8 +107,8 @@ initramfs_hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs
 # /etc/dpkg/dpkg.cfg.d for the guest's apt. depmod reads every module,
 # decompressing each: with all 4230 of trixie's kernel installed, it took
 # 84 s under TCG after the first DKMS build beside the VM rows; and a
-# package's unpack writes every file. (A pattern's * also matches "/": 5.10 and 6.1
-# ship /lib/modules, later kernels /usr/lib/modules.)
+# package's unpack writes every file. (A pattern's * also matches "/":
+# 5.10 and 6.1 ship /lib/modules, later kernels /usr/lib/modules.)
 modules_left_out="drivers/media drivers/net drivers/iio drivers/usb drivers/hid drivers/hwmon drivers/input drivers/comedi drivers/gpu drivers/platform drivers/mtd sound net"
 dpkg_excludes=()
 for t in $modules_left_out; do dpkg_excludes+=("--dpkgopt=path-exclude=/*lib/modules/*/kernel/$t/*"); done
