@@ -248,6 +248,7 @@ if [ "$vms_only" != 1 ] && [ "$host_checks" != 0 ]; then
 	edge host.timeline -
 	edge host.console -
 	edge host.boot-retry -
+	edge host.cache-scratch -
 	edge host.rig-jobs -
 	edge host.check-report -
 	edge host.junit -

@@ -163,7 +163,7 @@ add_vm_mods() {
 	local n=$1 r=$2 dir=$5 rel=$6 dl ipkgs
 	ue_apt_setup "$r" || return 1
 	log "fetching $n ($r): the 9p/virtio modules of $3 $4"
-	dl=$(mktemp -d "$UE_CACHE/dl.XXXXXX")
+	dl=$(ue_cache_scratch dl)
 	mapfile -t ipkgs < <(image_closure "$r" "$3" "$4")
 	if (cd "$dl" && ue_apt "$r" download "${ipkgs[@]}" >&2); then
 		mkdir -p "$dl/st"
@@ -186,7 +186,7 @@ add_sysmap() {
 	f=usr/lib/debug/boot/System.map-$rel
 	ue_apt_setup "$r" || return 1
 	log "fetching $n ($r): the System.map in linux-image-$rel-dbg $ver (no CONFIG_KALLSYMS_ALL)"
-	dl=$(mktemp -d "$UE_CACHE/dl.XXXXXX")
+	dl=$(ue_cache_scratch dl)
 	if (cd "$dl" && ue_apt "$r" download "linux-image-$rel-dbg=$ver" >&2) &&
 	   mkdir -p "$dl/st" && {
 		# (tar stops after the file: dpkg-deb's broken pipe is no error)
@@ -217,7 +217,7 @@ fetch_one() {
 		ue_apt_setup "$ar" || return 1
 		log "fetching $n ($ar): $img, $hdr $ver"
 		rm -rf "$dir"
-		dl=$(mktemp -d "$UE_CACHE/dl.XXXXXX")
+		dl=$(ue_cache_scratch dl)
 		mapfile -t pkgs < <(header_closure "$ar" "$hdr" "$ver")
 		[ ${#pkgs[@]} -ge 2 ] || { rm -rf "$dl"; log "cannot resolve $hdr=$ver in $ar"; return 1; }
 		mapfile -t ipkgs < <(image_closure "$ar" "$img" "$ver")

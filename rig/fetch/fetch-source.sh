@@ -53,7 +53,7 @@ if [ ! -f "$dir/.complete" ] || { [ -n "$want" ] && [ "$(cat "$dir/version")" !=
 	log "fetching $pkg${want:+ $want}"
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	dl=$(mktemp -d "$UE_CACHE/dl.XXXXXX")
+	dl=$(ue_cache_scratch dl)
 	(cd "$dl" && get >&2) || { rm -rf "$dl"; die "download of $pkg failed"; }
 	dpkg-deb -f "$dl"/${pkg}_*.deb Version >"$dir/version"
 	dpkg-deb --fsys-tarfile "$dl"/${pkg}_*.deb | tar -x -C "$dl" ./usr/src

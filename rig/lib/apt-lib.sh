@@ -287,7 +287,7 @@ ue_keyring_fetch() {
 	[ -n "$fprs" ] || { log "no pinned fingerprints in rig/fetch/debian-archive-keys"; return 1; }
 	log "fetching debian-archive-keyring ($ue_keyring_suite) from $mirror: this host has no Debian archive keyring"
 	mkdir -p "$UE_CACHE"
-	d=$(mktemp -d "$UE_CACHE/keyring-fetch.XXXXXX") || return 1
+	d=$(ue_cache_scratch keyring-fetch) || return 1
 	mkdir -p "$d/src" "$d/none" "$d/state/lists/partial" "$d/cache/archives/partial" \
 		"$d/1" "$d/2" "$d/x"
 	kapt() {

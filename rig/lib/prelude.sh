@@ -29,3 +29,19 @@ UE_CACHE=${UE_CACHE:-$HOME/.cache/user-events-dkms}
 log() { printf '%s%s\n' "${ue_log_prefix-}" "$*" >&"${ue_log_fd:-2}"; }
 die() { printf '%s%s\n' "${ue_log_prefix-}" "$*" >&"${ue_log_fd:-2}"; exit 1; }
 say() { printf '== %s\n' "$*"; }
+
+# ue_cache_scratch NAME: a new directory $UE_CACHE/NAME.PID.XXXXXX (PID:
+# this script's) for what a fetch unpacks before it moves it into the cache,
+# on the cache's file system. A run killed with SIGKILL leaves its
+# directories behind, and runs that share the cache (make check, make bench,
+# user-events-run) may be fetching at once: each call first removes the
+# NAME directories of scripts that no longer run, and only those.
+ue_cache_scratch() {
+	local d p
+	for d in "$UE_CACHE/$1".*; do
+		p=${d#"$UE_CACHE/$1".} p=${p%%.*}
+		case $p in '' | *[!0-9]*) continue ;; esac
+		[ -d "/proc/$p" ] || rm -rf "$d"
+	done
+	mkdir -p "$UE_CACHE" && mktemp -d "$UE_CACHE/$1.$$.XXXXXX"
+}
