@@ -40,14 +40,6 @@ ue_log_prefix='== arm64-root: '
 # What the root has besides minbase: as the other chroots (make, kmod,
 # ca-certificates), and dkms.
 ue_arm64_base_pkgs=$ue_chroot_base_pkgs,dkms
-# update-initramfs diverted to true in the root ($1 of an mmdebstrap hook;
-# the host's dpkg-divert on the root's database): trixie's headers depend
-# on the kernel image, whose initramfs (made twice, by the image and by
-# the trigger) takes minutes under qemu-user and is never booted; DKMS
-# does not use it.
-# shellcheck disable=SC2016
-ue_arm64_divert_hook='dpkg-divert --root "$1" --local --rename --add /usr/sbin/update-initramfs >/dev/null &&
-	ln -sfn /bin/true "$1/usr/sbin/update-initramfs"'
 ue_arm64_binfmt_conf=/usr/lib/binfmt.d/qemu-aarch64.conf
 
 # timed WHAT LOG COMMAND...: COMMAND with its output appended to LOG (-:
@@ -89,8 +81,10 @@ ue_arm64_binfmt() {
 # run on the host, the maintainer scripts and apt under qemu-user; the root
 # gets the base packages, dkms and, when given, the headers package HEADERS
 # (that of the kernel its DKMS step will build for, so that the step finds
-# them installed: ue_arm64_headers), with update-initramfs diverted to true
-# before any package that calls it is installed (ue_arm64_divert_hook).
+# them installed: ue_arm64_headers), without the kernel's modules and
+# initramfs, as every chroot (chroot-lib.sh, ue_chroot_lean): the
+# path-exclude given to dpkg, update-initramfs diverted to true before any
+# package that calls it is installed.
 # (--skip=check/qemu: mmdebstrap's own test of the emulation needs
 # arch-test; ue_arm64_binfmt has checked the registration. In a mount
 # namespace of its own, as ue_chroot_run's commands: the proc, sysfs and
@@ -114,11 +108,13 @@ ue_arm64_root() {
 			mmdebstrap --mode=root --architectures=arm64 --variant=minbase \
 			--include="${want#mmdebstrap }${hdr:+,$hdr}" --keyring="$kr" \
 			--aptopt='Acquire::Check-Valid-Until "false"' --skip=check/qemu \
-			--essential-hook="$ue_arm64_divert_hook" "$r" "$c" "${srcs[@]}" </dev/null ||
+			--dpkgopt="$ue_chroot_module_exclude" --essential-hook="$ue_chroot_divert_hook" \
+			"$r" "$c" "${srcs[@]}" </dev/null ||
 			{ log "mmdebstrap $r arm64 failed: $(tail -3 "$c.mmdebstrap.log" | tr '\n' ' ')"; return 1; }
 		rm -f "$c"/etc/apt/sources.list
 		echo "$want" >"$stamp"
 	fi
+	ue_chroot_lean "$c" || { log "the $n root could not leave out its kernel's modules"; return 1; }
 	# The release's suites, as in the release's amd64 chroot: the root's
 	# apt asks them for arm64, its dpkg architecture.
 	ue_chroot_apt "$n" "$r"
@@ -137,7 +133,7 @@ ue_arm64_archives() { # RELEASE
 # linux-image package. The root's mmdebstrap pass installed them when it
 # was given HEADERS (ue_arm64_root); this installs them when it was not,
 # or when the release's newest kernel has changed since (update-initramfs
-# stays diverted: ue_arm64_divert_hook). Log in WORK/steps.log.
+# stays diverted, the modules left out: ue_chroot_lean). Log in WORK/steps.log.
 ue_arm64_headers() {
 	local r=$1 hdr=$2 work=$3 n=$1-arm64 a t0 old
 	a=$(ue_arm64_archives "$r")
